@@ -1,0 +1,148 @@
+"""Brain home, config file and settings.
+
+Only composition roots (the CLI entry point, server start-up) call
+``load_settings``; everything else receives the resulting ``Settings``.
+
+The config file is ``<home>/config.json``: a flat mapping of dotted keys
+(``mcp_surface``, ``embeddings.provider``, …) to values. ``KNOWN_KEYS`` lists
+every key with its default and meaning; `brainkeep config` reads and writes it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from brainkeep.errors import InvalidInput
+
+DB_FILENAME = "brain.db"
+CONFIG_FILENAME = "config.json"
+USAGE_FILENAME = "usage.jsonl"
+
+
+@dataclass(frozen=True)
+class ConfigKey:
+    """One documented config key."""
+
+    name: str
+    default: Any
+    help: str
+    choices: tuple[str, ...] = ()
+    kind: type = str
+
+
+KNOWN_KEYS: dict[str, ConfigKey] = {
+    k.name: k
+    for k in (
+        ConfigKey("mcp_surface", "full", "Default MCP surface for `serve`.", ("full", "verbs")),
+        ConfigKey(
+            "embeddings.provider", "none", "Embedding provider.", ("none", "local", "http")
+        ),
+        ConfigKey("embeddings.model", "", "Embedding model id (http provider)."),
+        ConfigKey("embeddings.base_url", "", "OpenAI-compatible base URL (http provider)."),
+        ConfigKey("embeddings.dimensions", 0, "Embedding dimensions (http provider).", kind=int),
+        ConfigKey(
+            "embeddings.api_key_env", "", "Environment variable holding the embeddings API key."
+        ),
+        ConfigKey("chat.provider", "none", "Chat model provider.", ("none", "openai", "anthropic")),
+        ConfigKey("chat.model", "", "Chat model id."),
+        ConfigKey("chat.base_url", "", "Chat API base URL (blank: the provider's default)."),
+        ConfigKey("chat.api_key_env", "", "Environment variable holding the chat API key."),
+        ConfigKey("chat.timeout_s", 60.0, "Chat request timeout in seconds.", kind=float),
+        ConfigKey("http.rate_per_minute", 600, "Per-token request rate limit.", kind=int),
+        ConfigKey("http.ip_rate_per_minute", 1200, "Per-IP request rate limit.", kind=int),
+        ConfigKey("http.max_body_bytes", 1_048_576 * 2, "HTTP request body cap.", kind=int),
+        ConfigKey("http.request_timeout_s", 30.0, "Per-request timeout in seconds.", kind=float),
+        ConfigKey("grpc.token", "", "Shared bearer token for gRPC (or BRAINKEEP_GRPC_TOKEN)."),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything an entry point needs to open and serve a brain."""
+
+    home: Path
+    values: dict[str, Any] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def db_path(self) -> Path:
+        return self.home / DB_FILENAME
+
+    @property
+    def config_path(self) -> Path:
+        return self.home / CONFIG_FILENAME
+
+    @property
+    def usage_path(self) -> Path:
+        return self.home / USAGE_FILENAME
+
+    def get(self, key: str) -> Any:
+        if key in self.values:
+            return self.values[key]
+        spec = KNOWN_KEYS.get(key)
+        return None if spec is None else spec.default
+
+
+def default_home(env: Mapping[str, str]) -> Path:
+    """``$BRAINKEEP_HOME`` or ``~/.brainkeep``."""
+    raw = env.get("BRAINKEEP_HOME")
+    return Path(raw).expanduser() if raw else Path.home() / ".brainkeep"
+
+
+def load_settings(home: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
+    """Read the config file of ``home`` (missing file: defaults)."""
+    environ = dict(os.environ if env is None else env)
+    root = (home or default_home(environ)).expanduser().resolve()
+    values: dict[str, Any] = {}
+    path = root / CONFIG_FILENAME
+    if path.exists():
+        try:
+            values = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InvalidInput(
+                f"Cannot read config file {path}.",
+                suggestion="Fix or delete the file, then run `brainkeep init` again.",
+                detail=str(exc),
+            ) from exc
+    return Settings(home=root, values=values, env=environ)
+
+
+def coerce_value(key: str, raw: str) -> Any:
+    """Check and convert a config value given as text.
+
+    Raises:
+        InvalidInput: unknown key, bad choice, or wrong type.
+    """
+    spec = KNOWN_KEYS.get(key)
+    if spec is None:
+        raise InvalidInput(
+            f"Unknown config key {key!r}.",
+            suggestion="Run `brainkeep config list` to see the known keys.",
+            field="key",
+        )
+    if spec.choices and raw not in spec.choices:
+        raise InvalidInput(
+            f"{key} must be one of {', '.join(spec.choices)}.",
+            suggestion=f"Use e.g. `brainkeep config set {key} {spec.choices[0]}`.",
+            field="value",
+        )
+    try:
+        return spec.kind(raw)
+    except ValueError as exc:
+        raise InvalidInput(
+            f"{key} expects a {spec.kind.__name__}.", suggestion="Pass a number.", field="value"
+        ) from exc
+
+
+def write_values(settings: Settings, values: dict[str, Any]) -> None:
+    """Write the config file atomically (write a temp file, then rename)."""
+    settings.home.mkdir(parents=True, exist_ok=True)
+    tmp = settings.config_path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(values, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, settings.config_path)

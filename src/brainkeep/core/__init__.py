@@ -1,0 +1,1 @@
+"""Domain values and services. Imports no front end (click, mcp, grpc) and no SQL."""

@@ -1,0 +1,323 @@
+"""Facts: remember, list, forget — the MCP side of the one memories table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from brainkeep.core.audit import memory_hash
+from brainkeep.core.clock import Clock
+from brainkeep.core.context import Caller
+from brainkeep.core.entities import canonical_entity
+from brainkeep.core.ids import is_uuid, uuid7
+from brainkeep.core.models import (
+    DEFAULT_SOURCE,
+    FACT_KINDS,
+    VISIBILITIES,
+    Memory,
+    MemoryDraft,
+    NewEvent,
+)
+from brainkeep.core.slugs import normalize_alias
+from brainkeep.core.ttl import parse_ttl
+from brainkeep.errors import InvalidInput, NotFound, ProvenanceRequired
+from brainkeep.store.base import Store
+
+MAX_FACT_CHARS = 4000
+MAX_PROVENANCE_CHARS = 500
+FACT_LIMIT_MAX = 100
+
+
+def normalize_fact(text: str) -> str:
+    """Text form two facts share when they say the same thing (case, accents, punctuation)."""
+    return normalize_alias(text)
+
+
+@dataclass(frozen=True)
+class SimilarFact:
+    """The nearest active fact of the same entity, by embedding cosine."""
+
+    memory: Memory
+    cosine: float
+
+
+class FactSimilarity(Protocol):
+    """Similarity seam for dedup and supersession (needs an embedding provider)."""
+
+    def nearest(self, store: Store, draft: MemoryDraft, now: str) -> SimilarFact | None: ...
+    def index(self, store: Store, memory: Memory) -> None: ...
+
+
+@dataclass(frozen=True)
+class RememberResult:
+    """Outcome of `remember`: status is inserted, duplicate or superseded."""
+
+    memory: Memory
+    status: str
+    superseded: Memory | None = None
+    degraded_dedup: bool = False
+
+
+@dataclass(frozen=True)
+class ForgetResult:
+    """Outcome of `forget`: ``expired`` is False when it was already expired."""
+
+    memory: Memory
+    expired: bool
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class FactService:
+    """Fact operations over a Store, for one source."""
+
+    store: Store
+    clock: Clock
+    source_id: str = DEFAULT_SOURCE
+    similarity: FactSimilarity | None = None
+    duplicate_threshold: float = 0.95
+
+    def build_draft(
+        self,
+        fact: str,
+        provenance: str | None,
+        caller: Caller,
+        *,
+        entity: str | None = None,
+        kind: str | None = None,
+        ttl: str | None = None,
+        visibility: str | None = None,
+        session_id: str | None = None,
+    ) -> MemoryDraft:
+        """Validate inputs into a draft (raises ``InvalidInput`` / ``ProvenanceRequired``)."""
+        text = (fact or "").strip() if isinstance(fact, str) else ""
+        if not text:
+            raise InvalidInput(
+                "The fact is empty.",
+                suggestion="Pass `fact`: one self-contained statement, e.g. "
+                '"Alice prefers email over phone".',
+                field="fact",
+            )
+        if len(text) > MAX_FACT_CHARS:
+            raise InvalidInput(
+                f"The fact is {len(text)} characters; the limit is {MAX_FACT_CHARS}.",
+                suggestion="Save one short fact per call, or put long material in a page.",
+                field="fact",
+            )
+        prov = provenance.strip() if isinstance(provenance, str) else ""
+        if not prov:
+            raise ProvenanceRequired("`provenance` is required.", field="provenance")
+        if len(prov) > MAX_PROVENANCE_CHARS:
+            raise ProvenanceRequired(
+                f"`provenance` is {len(prov)} characters; the limit is {MAX_PROVENANCE_CHARS}.",
+                field="provenance",
+            )
+        kind = kind or "fact"
+        if kind not in FACT_KINDS:
+            raise InvalidInput(
+                f"Unknown kind {kind!r}.",
+                suggestion=f"Use one of: {', '.join(FACT_KINDS)}.",
+                field="kind",
+            )
+        visibility = visibility or "world"
+        if visibility not in VISIBILITIES:
+            raise InvalidInput(
+                f"Unknown visibility {visibility!r}.",
+                suggestion="Use `world` (default, every agent) or `private` (local CLI only).",
+                field="visibility",
+            )
+        valid_until = parse_ttl(ttl, self.clock.now()) if ttl else None
+        entity_slug = canonical_entity(
+            self.store, self.source_id, entity, include_private=caller.include_private
+        )
+        return MemoryDraft(
+            text=text,
+            source_id=self.source_id,
+            kind=kind,
+            entity_slug=entity_slug,
+            visibility=visibility,
+            provenance=prov,
+            session_id=session_id,
+            valid_until=valid_until,
+            origin=caller.transport if caller.transport in ("cli", "grpc") else "mcp",
+            # MCP facts have no gRPC owner: the empty agent id can never be
+            # claimed by a gRPC caller (agent ids must be non-empty).
+            agent_id="",
+            scope="global" if visibility == "world" else "private",
+            memory_type="semantic",
+        )
+
+    def remember(
+        self,
+        fact: str,
+        provenance: str | None,
+        caller: Caller,
+        *,
+        entity: str | None = None,
+        kind: str | None = None,
+        ttl: str | None = None,
+        visibility: str | None = None,
+        session_id: str | None = None,
+    ) -> RememberResult:
+        """Save one fact, answering `duplicate` instead of inserting it twice."""
+        draft = self.build_draft(
+            fact,
+            provenance,
+            caller,
+            entity=entity,
+            kind=kind,
+            ttl=ttl,
+            visibility=visibility,
+            session_id=session_id,
+        )
+        normalized = normalize_fact(draft.text)
+        degraded = self.similarity is None
+        with self.store.transaction():
+            now = self.clock.now_ts()
+            existing = self.store.find_active_duplicate(
+                self.source_id, draft.entity_slug, normalized, now
+            )
+            if existing is not None:
+                return RememberResult(existing, "duplicate", degraded_dedup=degraded)
+            superseded: Memory | None = None
+            if self.similarity is not None and draft.entity_slug:
+                near = self.similarity.nearest(self.store, draft, now)
+                if near and near.cosine >= self.duplicate_threshold:
+                    if near.memory.kind == draft.kind:
+                        superseded = near.memory
+            memory = self.insert(draft, normalized, now, actor=caller.client_id)
+            if self.similarity is not None:
+                self.similarity.index(self.store, memory)
+            if superseded is not None:
+                self.expire(superseded, now, "superseded", superseded_by=memory.id,
+                            actor=caller.client_id)
+                return RememberResult(memory, "superseded", superseded)
+        return RememberResult(memory, "inserted", degraded_dedup=degraded)
+
+    def insert(self, draft: MemoryDraft, normalized: str, now: str, *, actor: str) -> Memory:
+        """Insert a memory and its audit event (call inside a transaction)."""
+        content_hash = memory_hash(draft.text, draft.agent_id, now)
+        memory = self.store.insert_memory(
+            draft,
+            uuid=uuid7(),
+            now=now,
+            normalized_text=normalized,
+            content_hash=content_hash,
+            prev_hash=self.store.last_chain_hash(draft.agent_id, draft.thread_id),
+        )
+        self.store.append_event(
+            NewEvent(
+                kind="memory.insert",
+                subject_type="memory",
+                subject_id=memory.uuid,
+                payload={
+                    "id": memory.id,
+                    "content_hash": content_hash,
+                    "entity_slug": memory.entity_slug,
+                    "kind": memory.kind,
+                    "visibility": memory.visibility,
+                    "origin": memory.origin,
+                    "agent_id": memory.agent_id,
+                    "thread_id": memory.thread_id,
+                    "scope": memory.scope,
+                },
+                source_id=memory.source_id,
+                actor=actor,
+            ),
+            now,
+        )
+        return memory
+
+    def expire(
+        self,
+        memory: Memory,
+        now: str,
+        reason: str | None,
+        *,
+        superseded_by: int | None = None,
+        actor: str = "local",
+    ) -> None:
+        """Expire a memory and log it (call inside a transaction)."""
+        self.store.expire_memory(memory.id, now, reason, superseded_by=superseded_by)
+        self.store.append_event(
+            NewEvent(
+                kind="memory.expire",
+                subject_type="memory",
+                subject_id=memory.uuid,
+                payload={
+                    "id": memory.id,
+                    "content_hash": memory.content_hash,
+                    "reason": reason,
+                    "superseded_by": superseded_by,
+                },
+                source_id=memory.source_id,
+                actor=actor,
+            ),
+            now,
+        )
+
+    def find(self, fact_id: str, caller: Caller) -> Memory:
+        """A fact by its opaque id (integer or UUID) visible to ``caller``.
+
+        Raises:
+            NotFound: unknown, another source's, or private to a remote caller.
+        """
+        raw = str(fact_id).strip() if fact_id is not None else ""
+        memory: Memory | None = None
+        if raw.isdigit():
+            memory = self.store.get_memory(int(raw))
+        elif is_uuid(raw):
+            memory = self.store.get_memory_by_uuid(raw.lower())
+        if (
+            memory is None
+            or memory.source_id != self.source_id
+            or memory.deleted_at
+            or (caller.remote and memory.visibility != "world")
+        ):
+            raise NotFound(
+                f"No fact with id {raw!r}.",
+                suggestion="Use a `fact_id` from `recall` or the `id` returned by `remember` "
+                "(never a page slug).",
+                field="id",
+            )
+        return memory
+
+    def forget(self, fact_id: str, caller: Caller, *, reason: str | None = None) -> ForgetResult:
+        """Expire a fact; idempotent (``expired`` False when already expired)."""
+        with self.store.transaction():
+            memory = self.find(fact_id, caller)
+            if memory.expired_at:
+                return ForgetResult(memory, False, memory.expired_reason)
+            self.expire(memory, self.clock.now_ts(), reason, actor=caller.client_id)
+            refreshed = self.store.get_memory(memory.id)
+        assert refreshed is not None
+        return ForgetResult(refreshed, True, reason)
+
+    def list_facts(
+        self,
+        caller: Caller,
+        *,
+        entity: str | None = None,
+        since: str | None = None,
+        session_id: str | None = None,
+        include_expired: bool = False,
+        limit: int = 50,
+    ) -> list[Memory]:
+        """Facts matching every filter given (entity, since and session compose)."""
+        if not 1 <= limit <= FACT_LIMIT_MAX:
+            raise InvalidInput(
+                f"limit must be between 1 and {FACT_LIMIT_MAX}.", field="limit"
+            )
+        entity_slug = canonical_entity(
+            self.store, self.source_id, entity, include_private=caller.include_private
+        )
+        return self.store.list_memories(
+            self.source_id,
+            now=self.clock.now_ts(),
+            entity_slug=entity_slug,
+            since=since,
+            session_id=session_id,
+            include_private=caller.include_private,
+            include_expired=include_expired,
+            limit=limit,
+        )

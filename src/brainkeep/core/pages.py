@@ -1,0 +1,206 @@
+"""Pages: put (upsert by content hash), get, list, soft delete, links, timeline."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from brainkeep.core.audit import page_hash
+from brainkeep.core.chunking import page_chunks
+from brainkeep.core.clock import Clock
+from brainkeep.core.context import Caller
+from brainkeep.core.markdown import (
+    append_timeline_line,
+    parse_page,
+    split_frontmatter,
+    with_frontmatter,
+)
+from brainkeep.core.models import DEFAULT_SOURCE, Link, NewEvent, Page, PageDraft, TimelineEntry
+from brainkeep.core.slugs import validate_slug
+from brainkeep.errors import InvalidInput, NotFound
+from brainkeep.store.base import Store
+
+MAX_PAGE_BYTES = 1_048_576  # 1 MiB of UTF-8 markdown per page
+LIST_LIMIT_MAX = 500
+
+
+@dataclass(frozen=True)
+class PutResult:
+    """Outcome of `put_page`: status is created, updated or unchanged."""
+
+    page: Page
+    status: str
+
+
+@dataclass(frozen=True)
+class PageService:
+    """Page operations over a Store, for one source."""
+
+    store: Store
+    clock: Clock
+    source_id: str = DEFAULT_SOURCE
+
+    def draft(self, slug: str, content: str) -> PageDraft:
+        """Validate and parse without writing (raises ``InvalidInput``)."""
+        validate_slug(slug)
+        if not isinstance(content, str):
+            raise InvalidInput("Page content must be text.", field="content")
+        size = len(content.encode("utf-8"))
+        if size > MAX_PAGE_BYTES:
+            raise InvalidInput(
+                f"Page content is {size} bytes; the limit is {MAX_PAGE_BYTES} bytes (1 MiB).",
+                suggestion="Split the page into several smaller pages and link them.",
+                field="content",
+            )
+        parsed = parse_page(slug, content)
+        return PageDraft(
+            source_id=self.source_id,
+            slug=slug,
+            content=content,
+            content_hash=page_hash(content),
+            parsed=parsed,
+            chunks=page_chunks(parsed.title, parsed.body, parsed.timeline),
+        )
+
+    def put_page(self, slug: str, content: str, *, actor: str = "local") -> PutResult:
+        """Create or update a page; unchanged content writes nothing.
+
+        Raises:
+            InvalidInput: bad slug, oversize content, malformed frontmatter.
+        """
+        draft = self.draft(slug, content)
+        with self.store.transaction():
+            existing = self.store.get_page(self.source_id, slug, include_deleted=True)
+            if existing and not existing.deleted_at and existing.content_hash == draft.content_hash:
+                return PutResult(existing, "unchanged")
+            now = self.clock.now_ts()
+            page = self.store.save_page(draft, now, existing=existing)
+            status = "created" if existing is None or existing.deleted_at else "updated"
+            self.store.append_event(
+                NewEvent(
+                    kind="page.put",
+                    subject_type="page",
+                    subject_id=str(page.id),
+                    payload={"slug": slug, "content_hash": draft.content_hash, "status": status},
+                    source_id=self.source_id,
+                    actor=actor,
+                ),
+                now,
+            )
+        return PutResult(page, status)
+
+    def get_page(self, slug: str, caller: Caller) -> Page:
+        """A live page visible to ``caller``.
+
+        Raises:
+            NotFound: missing, deleted, or private to a remote caller (all look the same).
+        """
+        page = self.store.get_page(self.source_id, slug)
+        if page is None or (page.is_private and caller.remote):
+            raise NotFound(f"No page {slug!r}.", field="slug")
+        return page
+
+    def list_pages(
+        self,
+        caller: Caller,
+        *,
+        type: str | None = None,
+        prefix: str | None = None,
+        updated_after: str | None = None,
+        after_slug: str | None = None,
+        limit: int = 50,
+    ) -> list[Page]:
+        """Live pages by slug, paginated by ``after_slug`` (the last slug of the previous page)."""
+        if not 1 <= limit <= LIST_LIMIT_MAX:
+            raise InvalidInput(f"limit must be between 1 and {LIST_LIMIT_MAX}.", field="limit")
+        return self.store.list_pages(
+            self.source_id,
+            type=type,
+            prefix=prefix,
+            updated_after=updated_after,
+            include_private=caller.include_private,
+            after_slug=after_slug,
+            limit=limit,
+        )
+
+    def delete_page(self, slug: str, caller: Caller, *, actor: str = "local") -> Page:
+        """Soft delete: the row and its history stay; reads and search stop finding it."""
+        with self.store.transaction():
+            page = self.get_page(slug, caller)
+            now = self.clock.now_ts()
+            self.store.mark_page_deleted(page.id, now)
+            self.store.append_event(
+                NewEvent(
+                    kind="page.delete",
+                    subject_type="page",
+                    subject_id=str(page.id),
+                    payload={"slug": slug, "content_hash": page.content_hash},
+                    source_id=self.source_id,
+                    actor=actor,
+                ),
+                now,
+            )
+        return page
+
+    def links(self, slug: str, caller: Caller) -> list[Link]:
+        self.get_page(slug, caller)
+        return self.store.links_from(self.source_id, slug)
+
+    def backlinks(self, slug: str, caller: Caller) -> list[Link]:
+        return self.store.links_to(self.source_id, slug, include_private=caller.include_private)
+
+    def timeline(self, slug: str, caller: Caller) -> list[TimelineEntry]:
+        return self.store.timeline(self.get_page(slug, caller).id)
+
+    def add_link(
+        self, from_slug: str, to_slug: str, link_type: str, caller: Caller, *, actor: str = "local"
+    ) -> PutResult:
+        """Add a typed edge by writing it into the page's frontmatter.
+
+        Content stays the single source of truth, so the edge survives
+        export/import.
+        """
+        validate_slug(to_slug, field="to")
+        key = link_type.strip()
+        if not key or key in ("title", "type", "aliases", "summary", "visibility", "tags"):
+            raise InvalidInput(
+                f"Invalid link type {link_type!r}.",
+                suggestion="Use a relation name such as works_at, founded, invested_in.",
+                field="link_type",
+            )
+        page = self.get_page(from_slug, caller)
+        frontmatter: dict[str, Any] = dict(split_frontmatter(page.content)[0])
+        current = frontmatter.get(key)
+        targets = current if isinstance(current, list) else ([current] if current else [])
+        if to_slug not in targets:
+            targets.append(to_slug)
+        frontmatter[key] = targets[0] if len(targets) == 1 else targets
+        return self.put_page(from_slug, with_frontmatter(page.content, frontmatter), actor=actor)
+
+    def add_timeline_entry(
+        self,
+        slug: str,
+        date: str,
+        summary: str,
+        caller: Caller,
+        *,
+        detail: str = "",
+        actor: str = "local",
+    ) -> PutResult:
+        """Append a `- date: summary` line to the page's `## Timeline` section."""
+        try:
+            dt.date.fromisoformat(date)
+        except ValueError as exc:
+            raise InvalidInput(
+                f"Invalid date {date!r}.", suggestion="Use YYYY-MM-DD.", field="date"
+            ) from exc
+        if not summary.strip() or "\n" in summary:
+            raise InvalidInput(
+                "A timeline summary must be one non-empty line.",
+                suggestion="Put longer text in `detail`.",
+                field="summary",
+            )
+        page = self.get_page(slug, caller)
+        content = append_timeline_line(page.content, date, summary.strip(), detail)
+        return self.put_page(slug, content, actor=actor)

@@ -1,0 +1,126 @@
+"""The Store protocol: the one seam between domain services and an engine.
+
+Domain code talks only to this interface; every engine (SQLite now,
+PostgreSQL later) implements it and passes the same test suite. Methods never
+commit on their own: callers group writes in ``transaction()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from typing import Protocol
+
+from brainkeep.core.models import (
+    Event,
+    Link,
+    Memory,
+    MemoryDraft,
+    NewEvent,
+    Page,
+    PageDraft,
+    PageHit,
+    TimelineEntry,
+)
+
+
+class Store(Protocol):
+    """What domain services need from persistence."""
+
+    engine_name: str
+
+    # -- lifecycle & meta --------------------------------------------------
+    def transaction(self) -> AbstractContextManager[None]: ...
+    def close(self) -> None: ...
+    def schema_version(self) -> int: ...
+    def get_meta(self, key: str) -> str | None: ...
+    def set_meta(self, key: str, value: str) -> None: ...
+    def counts(self) -> dict[str, int]: ...
+    def size_bytes(self) -> int: ...
+
+    # -- pages -------------------------------------------------------------
+    def get_page(
+        self, source_id: str, slug: str, *, include_deleted: bool = False
+    ) -> Page | None: ...
+    def get_pages(self, source_id: str, slugs: list[str]) -> dict[str, Page]: ...
+    def save_page(self, draft: PageDraft, now: str, *, existing: Page | None) -> Page: ...
+    def mark_page_deleted(self, page_id: int, now: str) -> None: ...
+    def list_pages(
+        self,
+        source_id: str,
+        *,
+        type: str | None = None,
+        prefix: str | None = None,
+        updated_after: str | None = None,
+        include_private: bool = True,
+        after_slug: str | None = None,
+        limit: int = 50,
+    ) -> list[Page]: ...
+    def pages_changed_since(
+        self, source_id: str, since: str, since_slug: str, *, include_private: bool, limit: int
+    ) -> list[Page]: ...
+    def page_aliases(self, page_id: int) -> list[str]: ...
+    def links_from(self, source_id: str, slug: str) -> list[Link]: ...
+    def links_to(
+        self, source_id: str, slug: str, *, include_private: bool = True, limit: int = 1000
+    ) -> list[Link]: ...
+    def count_backlinks(
+        self, source_id: str, slug: str, *, include_private: bool = True
+    ) -> int: ...
+    def timeline(self, page_id: int) -> list[TimelineEntry]: ...
+    def find_pages_by_alias(self, source_id: str, alias_norm: str) -> list[Page]: ...
+    def find_pages_by_title(self, source_id: str, title_norm: str) -> list[Page]: ...
+    def find_pages_by_slug_tail(self, source_id: str, tail: str) -> list[Page]: ...
+    def search_pages_keyword(
+        self, source_id: str, fts_query: str, *, include_private: bool, limit: int
+    ) -> list[PageHit]: ...
+
+    # -- memories ----------------------------------------------------------
+    def insert_memory(
+        self,
+        draft: MemoryDraft,
+        *,
+        uuid: str,
+        now: str,
+        normalized_text: str,
+        content_hash: str,
+        prev_hash: str | None,
+    ) -> Memory: ...
+    def get_memory(self, memory_id: int) -> Memory | None: ...
+    def get_memory_by_uuid(self, uuid: str) -> Memory | None: ...
+    def find_active_duplicate(
+        self, source_id: str, entity_slug: str | None, normalized_text: str, now: str
+    ) -> Memory | None: ...
+    def list_memories(
+        self,
+        source_id: str,
+        *,
+        now: str,
+        entity_slug: str | None = None,
+        since: str | None = None,
+        session_id: str | None = None,
+        include_private: bool = True,
+        include_expired: bool = False,
+        kinds: tuple[str, ...] | None = None,
+        limit: int = 50,
+    ) -> list[Memory]: ...
+    def count_active_memories(
+        self, source_id: str, entity_slug: str, now: str, *, include_private: bool
+    ) -> int: ...
+    def expire_memory(
+        self, memory_id: int, now: str, reason: str | None, *, superseded_by: int | None = None
+    ) -> None: ...
+    def last_chain_hash(self, agent_id: str, thread_id: str | None) -> str | None: ...
+    def memories_created_since(
+        self, source_id: str, since: str, *, include_private: bool, limit: int
+    ) -> list[Memory]: ...
+
+    # -- events ------------------------------------------------------------
+    def append_event(self, event: NewEvent, now: str) -> Event: ...
+    def iter_events(self, *, after_seq: int = 0, batch: int = 2000) -> Iterator[Event]: ...
+    def events_for(self, subject_type: str, subject_id: str) -> list[Event]: ...
+    def recorded_hashes(self, subject_type: str) -> dict[str, str]: ...
+    def iter_page_contents(self) -> Iterator[tuple[str, str, str, str]]: ...
+    def iter_memory_contents(
+        self,
+    ) -> Iterator[tuple[str, str, str, str, str, str | None]]: ...

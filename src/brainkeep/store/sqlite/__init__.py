@@ -1,0 +1,70 @@
+"""The SQLite engine behind the Store protocol (the embedded default)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from brainkeep.store.sqlite.engine import SQLiteEngine
+from brainkeep.store.sqlite.events import EventsMixin
+from brainkeep.store.sqlite.memories import MemoriesMixin
+from brainkeep.store.sqlite.pages import PagesMixin
+
+
+class SQLiteStore(PagesMixin, MemoriesMixin, EventsMixin):
+    """A brain in one SQLite file (WAL mode)."""
+
+    engine_name = "sqlite"
+
+    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+        self.db = SQLiteEngine(path, synchronous=synchronous)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self.db.transaction():
+            yield
+
+    def close(self) -> None:
+        self.db.close()
+
+    def schema_version(self) -> int:
+        return self.db.schema_version()
+
+    def get_meta(self, key: str) -> str | None:
+        value = self.db.scalar("SELECT value FROM meta WHERE key = ?", (key,))
+        return None if value is None else str(value)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def counts(self) -> dict[str, int]:
+        """Row counts for `doctor`."""
+        queries = {
+            "pages": "SELECT COUNT(*) FROM pages WHERE deleted_at IS NULL",
+            "pages_deleted": "SELECT COUNT(*) FROM pages WHERE deleted_at IS NOT NULL",
+            "links": "SELECT COUNT(*) FROM links",
+            "aliases": "SELECT COUNT(*) FROM page_aliases",
+            "timeline_entries": "SELECT COUNT(*) FROM timeline_entries",
+            "chunks": "SELECT COUNT(*) FROM chunks",
+            "memories": "SELECT COUNT(*) FROM memories",
+            "memories_active": "SELECT COUNT(*) FROM memories WHERE expired_at IS NULL "
+            "AND deleted_at IS NULL",
+            "events": "SELECT COUNT(*) FROM events",
+        }
+        return {name: int(self.db.scalar(sql)) for name, sql in queries.items()}
+
+    def size_bytes(self) -> int:
+        """Database file size including its WAL."""
+        total = 0
+        for suffix in ("", "-wal"):
+            try:
+                total += os.path.getsize(self.db.path + suffix)
+            except OSError:
+                pass
+        return total

@@ -1,0 +1,227 @@
+"""SQLite connections, transactions and migrations.
+
+One connection per thread (servers answer on worker threads; a sqlite3
+connection must not be shared across threads), all opened by ``_connect`` with
+the same pragmas. Writers serialize through ``BEGIN IMMEDIATE`` plus a busy
+timeout, so two processes (a server and the CLI) can write one brain at once.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from brainkeep.errors import StoreError
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+def _translate(exc: sqlite3.Error) -> StoreError:
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return StoreError(
+            "The brain database stayed locked by another writer for too long.",
+            suggestion="Retry; if it persists, check for a stuck brainkeep process.",
+            detail=text,
+        )
+    return StoreError("The brain database failed.", detail=f"{type(exc).__name__}: {text}")
+
+
+class _Local(threading.local):
+    conn: sqlite3.Connection | None = None
+    depth: int = 0
+
+
+class SQLiteEngine:
+    """Connections, the one ``transaction()`` context manager, and migrations."""
+
+    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+        self.path = str(path)
+        self._synchronous = synchronous
+        self._local = _Local()
+        self._all: list[sqlite3.Connection] = []
+        self._all_lock = threading.Lock()
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self.migrate()
+
+    # -- connections -------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(
+                self.path,
+                isolation_level=None,  # we issue BEGIN/COMMIT ourselves
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                check_same_thread=False,
+            )
+            conn.row_factory = sqlite3.Row
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            # FULL: a write that returned is on disk even after power loss.
+            conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+            conn.execute("PRAGMA foreign_keys = ON")
+        except sqlite3.Error as exc:
+            raise _translate(exc) from exc
+        with self._all_lock:
+            self._all.append(conn)
+        return conn
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._local.conn is None:
+            self._local.conn = self._connect()
+        return self._local.conn
+
+    def close(self) -> None:
+        """Close every connection this engine opened."""
+        with self._all_lock:
+            for conn in self._all:
+                try:
+                    conn.close()
+                except sqlite3.Error:
+                    pass
+            self._all.clear()
+        self._local = _Local()
+
+    # -- statements --------------------------------------------------------
+
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
+        try:
+            return self.conn.execute(sql, params)
+        except sqlite3.Error as exc:
+            raise _translate(exc) from exc
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        try:
+            self.conn.executemany(sql, rows)
+        except sqlite3.Error as exc:
+            raise _translate(exc) from exc
+
+    def one(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.execute(sql, params).fetchone()
+        return row
+
+    def all(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
+        return list(self.execute(sql, params).fetchall())
+
+    def scalar(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any:
+        row = self.execute(sql, params).fetchone()
+        return None if row is None else row[0]
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Run the block atomically; nested blocks become savepoints.
+
+        Store methods never commit on their own: the outermost
+        ``transaction()`` commits, so a service's writes and their audit
+        event land together or not at all.
+        """
+        local = self._local
+        conn = self.conn
+        depth = local.depth
+        try:
+            if depth == 0:
+                conn.execute("BEGIN IMMEDIATE")
+            else:
+                conn.execute(f"SAVEPOINT sp{depth}")
+        except sqlite3.Error as exc:
+            raise _translate(exc) from exc
+        local.depth = depth + 1
+        try:
+            yield
+        except BaseException:
+            local.depth = depth
+            try:
+                if depth == 0:
+                    conn.execute("ROLLBACK")
+                else:
+                    conn.execute(f"ROLLBACK TO sp{depth}")
+                    conn.execute(f"RELEASE sp{depth}")
+            except sqlite3.Error:
+                pass
+            raise
+        local.depth = depth
+        try:
+            conn.execute("COMMIT" if depth == 0 else f"RELEASE sp{depth}")
+        except sqlite3.Error as exc:
+            if depth == 0 and conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise _translate(exc) from exc
+
+    # -- migrations --------------------------------------------------------
+
+    @staticmethod
+    def available_migrations() -> list[tuple[int, str, str]]:
+        """(version, name, sql) of every shipped migration, in order."""
+        folder = resources.files("brainkeep.store.sqlite") / "migrations"
+        found = []
+        for entry in folder.iterdir():
+            name = entry.name
+            if name.endswith(".sql") and name[:4].isdigit():
+                found.append((int(name[:4]), name[5:-4], entry.read_text(encoding="utf-8")))
+        return sorted(found)
+
+    def schema_version(self) -> int:
+        self.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+        )
+        return int(self.scalar("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"))
+
+    def migrate(self) -> list[int]:
+        """Apply pending migrations in place; returns the versions applied.
+
+        Each migration runs in its own IMMEDIATE transaction and re-checks the
+        version inside it, so two processes opening an old brain at once
+        migrate it exactly once.
+        """
+        applied: list[int] = []
+        current = self.schema_version()
+        for version, name, sql in self.available_migrations():
+            if version <= current:
+                continue
+            with self.transaction():
+                if self.scalar(
+                    "SELECT 1 FROM schema_migrations WHERE version = ?", (version,)
+                ):
+                    continue
+                for statement in _statements(sql):
+                    self.execute(statement)
+                self.execute(
+                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                    (version, name, datetime.now(UTC).isoformat()),
+                )
+                if version == 1:
+                    self._seed()
+            applied.append(version)
+        return applied
+
+    def _seed(self) -> None:
+        now = datetime.now(UTC).isoformat()
+        self.execute(
+            "INSERT OR IGNORE INTO sources (id, name, created_at) VALUES ('default', 'default', ?)",
+            (now,),
+        )
+        self.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('created_at', ?)", (now,))
+
+
+def _statements(script: str) -> Iterator[str]:
+    """Split a migration script into complete statements (keeps triggers whole)."""
+    buffer: list[str] = []
+    for line in script.splitlines():
+        if not buffer and (not line.strip() or line.strip().startswith("--")):
+            continue
+        buffer.append(line)
+        candidate = "\n".join(buffer)
+        if sqlite3.complete_statement(candidate):
+            yield candidate
+            buffer = []
+    if "".join(buffer).strip():
+        yield "\n".join(buffer)

@@ -1,0 +1,189 @@
+"""Memories (MCP facts and gRPC memories in one table), SQLite side."""
+
+from __future__ import annotations
+
+import json
+
+from brainkeep.core.models import Memory, MemoryDraft
+from brainkeep.store.sqlite.engine import SQLiteEngine
+from brainkeep.store.sqlite.rows import memory_from_row
+
+ACTIVE = "expired_at IS NULL AND deleted_at IS NULL AND (valid_until IS NULL OR valid_until > ?)"
+
+
+class MemoriesMixin:
+    """Memory persistence; expects ``self.db`` to be a ``SQLiteEngine``."""
+
+    db: SQLiteEngine
+
+    def insert_memory(
+        self,
+        draft: MemoryDraft,
+        *,
+        uuid: str,
+        now: str,
+        normalized_text: str,
+        content_hash: str,
+        prev_hash: str | None,
+    ) -> Memory:
+        cursor = self.db.execute(
+            "INSERT INTO memories (uuid, source_id, text, normalized_text, kind, entity_slug, "
+            "visibility, provenance, session_id, confidence, valid_from, valid_until, "
+            "created_at, updated_at, origin, agent_id, org_id, thread_id, memory_type, scope, "
+            "importance, tags, metadata, source_type, source_ref, created_by, decay_rate, "
+            "content_hash, prev_hash) VALUES "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                uuid,
+                draft.source_id,
+                draft.text,
+                normalized_text,
+                draft.kind,
+                draft.entity_slug,
+                draft.visibility,
+                draft.provenance,
+                draft.session_id,
+                draft.confidence,
+                draft.valid_from or now,
+                draft.valid_until,
+                now,
+                now,
+                draft.origin,
+                draft.agent_id,
+                draft.org_id,
+                draft.thread_id,
+                draft.memory_type,
+                draft.scope,
+                draft.importance,
+                json.dumps(list(draft.tags), ensure_ascii=False),
+                json.dumps(draft.metadata, ensure_ascii=False),
+                draft.source_type,
+                draft.source_ref,
+                draft.created_by,
+                draft.decay_rate,
+                content_hash,
+                prev_hash,
+            ),
+        )
+        memory_id = int(cursor.lastrowid or 0)
+        if draft.tags:
+            self.db.executemany(
+                "INSERT OR IGNORE INTO memory_tags (memory_id, tag) VALUES (?, ?)",
+                [(memory_id, tag) for tag in draft.tags],
+            )
+        if draft.related_to:
+            self.db.executemany(
+                "INSERT OR IGNORE INTO memory_relations (from_id, to_uuid) VALUES (?, ?)",
+                [(memory_id, target) for target in draft.related_to],
+            )
+        self.db.execute(
+            "INSERT INTO memories_fts (rowid, text) VALUES (?, ?)", (memory_id, draft.text)
+        )
+        memory = self.get_memory(memory_id)
+        assert memory is not None
+        return memory
+
+    def get_memory(self, memory_id: int) -> Memory | None:
+        row = self.db.one("SELECT * FROM memories WHERE id = ?", (memory_id,))
+        return None if row is None else memory_from_row(row)
+
+    def get_memory_by_uuid(self, uuid: str) -> Memory | None:
+        row = self.db.one("SELECT * FROM memories WHERE uuid = ?", (uuid,))
+        return None if row is None else memory_from_row(row)
+
+    def find_active_duplicate(
+        self, source_id: str, entity_slug: str | None, normalized_text: str, now: str
+    ) -> Memory | None:
+        """An active memory with the same entity and the same normalized text."""
+        row = self.db.one(
+            "SELECT * FROM memories WHERE source_id = ? AND entity_slug IS ? "
+            f"AND normalized_text = ? AND {ACTIVE} ORDER BY id LIMIT 1",
+            (source_id, entity_slug, normalized_text, now),
+        )
+        return None if row is None else memory_from_row(row)
+
+    def list_memories(
+        self,
+        source_id: str,
+        *,
+        now: str,
+        entity_slug: str | None = None,
+        since: str | None = None,
+        session_id: str | None = None,
+        include_private: bool = True,
+        include_expired: bool = False,
+        kinds: tuple[str, ...] | None = None,
+        limit: int = 50,
+    ) -> list[Memory]:
+        """Memories matching every given filter (they compose), newest first."""
+        clauses = ["source_id = ?"]
+        params: list[object] = [source_id]
+        if entity_slug is not None:
+            clauses.append("entity_slug = ?")
+            params.append(entity_slug)
+        if since is not None:
+            clauses.append("created_at >= ?")
+            params.append(since)
+        if session_id is not None:
+            clauses.append("session_id = ?")
+            params.append(session_id)
+        if not include_private:
+            clauses.append("visibility = 'world'")
+        if include_expired:
+            clauses.append("deleted_at IS NULL")
+        else:
+            clauses.append(ACTIVE)
+            params.append(now)
+        if kinds:
+            clauses.append(f"kind IN ({','.join('?' * len(kinds))})")
+            params.extend(kinds)
+        rows = self.db.all(
+            f"SELECT * FROM memories WHERE {' AND '.join(clauses)} "
+            "ORDER BY created_at DESC, id DESC LIMIT ?",
+            (*params, limit),
+        )
+        return [memory_from_row(r) for r in rows]
+
+    def count_active_memories(
+        self, source_id: str, entity_slug: str, now: str, *, include_private: bool
+    ) -> int:
+        privacy = "" if include_private else "AND visibility = 'world'"
+        return int(
+            self.db.scalar(
+                f"SELECT COUNT(*) FROM memories WHERE source_id = ? AND entity_slug = ? "
+                f"AND {ACTIVE} {privacy}",
+                (source_id, entity_slug, now),
+            )
+        )
+
+    def expire_memory(
+        self, memory_id: int, now: str, reason: str | None, *, superseded_by: int | None = None
+    ) -> None:
+        """Mark a memory expired; the row (and its history) stays."""
+        self.db.execute(
+            "UPDATE memories SET expired_at = ?, expired_reason = ?, superseded_by = ?, "
+            "updated_at = ? WHERE id = ?",
+            (now, reason, superseded_by, now, memory_id),
+        )
+        self.db.execute("DELETE FROM memories_fts WHERE rowid = ?", (memory_id,))
+
+    def last_chain_hash(self, agent_id: str, thread_id: str | None) -> str | None:
+        """content_hash of the newest memory in the (agent, thread) chain."""
+        value = self.db.scalar(
+            "SELECT content_hash FROM memories WHERE agent_id = ? AND thread_id IS ? "
+            "ORDER BY id DESC LIMIT 1",
+            (agent_id, thread_id),
+        )
+        return None if value is None else str(value)
+
+    def memories_created_since(
+        self, source_id: str, since: str, *, include_private: bool, limit: int
+    ) -> list[Memory]:
+        """Memories created after ``since`` (expired ones too), oldest first."""
+        privacy = "" if include_private else "AND visibility = 'world'"
+        rows = self.db.all(
+            f"SELECT * FROM memories WHERE source_id = ? AND created_at > ? "
+            f"AND deleted_at IS NULL {privacy} ORDER BY created_at, id LIMIT ?",
+            (source_id, since, limit),
+        )
+        return [memory_from_row(r) for r in rows]

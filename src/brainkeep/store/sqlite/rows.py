@@ -1,0 +1,94 @@
+"""Row -> domain value conversions for the SQLite engine."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from brainkeep.core.models import Event, Memory, Page
+
+PAGE_COLUMNS = (
+    "id, source_id, slug, title, type, frontmatter, body, content, content_hash, visibility, "
+    "summary, created_at, updated_at, last_retrieved_at, deleted_at"
+)
+
+
+def page_from_row(row: sqlite3.Row) -> Page:
+    return Page(
+        id=row["id"],
+        source_id=row["source_id"],
+        slug=row["slug"],
+        title=row["title"],
+        type=row["type"],
+        frontmatter=json.loads(row["frontmatter"]),
+        body=row["body"],
+        content=row["content"],
+        content_hash=row["content_hash"],
+        visibility=row["visibility"],
+        summary=row["summary"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        last_retrieved_at=row["last_retrieved_at"],
+        deleted_at=row["deleted_at"],
+    )
+
+
+def memory_from_row(row: sqlite3.Row) -> Memory:
+    return Memory(
+        id=row["id"],
+        uuid=row["uuid"],
+        source_id=row["source_id"],
+        text=row["text"],
+        normalized_text=row["normalized_text"],
+        kind=row["kind"],
+        entity_slug=row["entity_slug"],
+        visibility=row["visibility"],
+        provenance=row["provenance"],
+        session_id=row["session_id"],
+        confidence=row["confidence"],
+        valid_from=row["valid_from"],
+        valid_until=row["valid_until"],
+        expired_at=row["expired_at"],
+        expired_reason=row["expired_reason"],
+        superseded_by=row["superseded_by"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        origin=row["origin"],
+        agent_id=row["agent_id"],
+        org_id=row["org_id"],
+        thread_id=row["thread_id"],
+        memory_type=row["memory_type"],
+        scope=row["scope"],
+        importance=row["importance"],
+        tags=tuple(json.loads(row["tags"])),
+        metadata=json.loads(row["metadata"]),
+        source_type=row["source_type"],
+        source_ref=row["source_ref"],
+        created_by=row["created_by"],
+        decay_rate=row["decay_rate"],
+        access_count=row["access_count"],
+        last_accessed_at=row["last_accessed_at"],
+        consolidation_state=row["consolidation_state"],
+        quarantined=bool(row["quarantined"]),
+        content_hash=row["content_hash"],
+        prev_hash=row["prev_hash"],
+        version=row["version"],
+        deleted_at=row["deleted_at"],
+        delete_strategy=row["delete_strategy"],
+        redacted_at=row["redacted_at"],
+    )
+
+
+def event_from_row(row: sqlite3.Row) -> Event:
+    return Event(
+        seq=row["seq"],
+        ts=row["ts"],
+        source_id=row["source_id"],
+        kind=row["kind"],
+        subject_type=row["subject_type"],
+        subject_id=row["subject_id"],
+        actor=row["actor"],
+        payload=json.loads(row["payload"]),
+        prev_hash=row["prev_hash"],
+        hash=row["hash"],
+    )
