@@ -113,12 +113,8 @@ def load_settings(home: Path | None = None, env: Mapping[str, str] | None = None
     return Settings(home=root, values=values, env=environ)
 
 
-def coerce_value(key: str, raw: str) -> Any:
-    """Check and convert a config value given as text.
-
-    Raises:
-        InvalidInput: unknown key, bad choice, or wrong type.
-    """
+def require_known(key: str) -> ConfigKey:
+    """The spec of ``key``, or ``InvalidInput`` naming the way to list keys."""
     spec = KNOWN_KEYS.get(key)
     if spec is None:
         raise InvalidInput(
@@ -126,6 +122,16 @@ def coerce_value(key: str, raw: str) -> Any:
             suggestion="Run `brainkeep config list` to see the known keys.",
             field="key",
         )
+    return spec
+
+
+def coerce_value(key: str, raw: str) -> Any:
+    """Check and convert a config value given as text.
+
+    Raises:
+        InvalidInput: unknown key, bad choice, or wrong type.
+    """
+    spec = require_known(key)
     if spec.choices and raw not in spec.choices:
         raise InvalidInput(
             f"{key} must be one of {', '.join(spec.choices)}.",

@@ -198,3 +198,19 @@ def _excerpt(response: httpx.Response) -> str:
 def _timeout_text(client: httpx.Client) -> str:
     read = client.timeout.read
     return f"{read}s" if read is not None else "the configured timeout"
+
+
+def read_usage(
+    body: dict[str, Any], input_key: str, output_key: str
+) -> tuple[int | None, int | None]:
+    """Read two token counts from ``body["usage"]``; absent or non-integer ones are ``None``."""
+    usage = body.get("usage")
+    if not isinstance(usage, dict):
+        return None, None
+
+    def count(key: str) -> int | None:
+        value = usage.get(key)
+        # bool is an int subclass; a count of True is not a count.
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    return count(input_key), count(output_key)

@@ -7,9 +7,8 @@ from typing import Any
 import httpx
 
 from brainkeep.errors import Unavailable
-from brainkeep.providers._http import malformed, post_json, redact_url
+from brainkeep.providers._http import malformed, post_json, read_usage, redact_url
 from brainkeep.providers.chat import ChatResult
-from brainkeep.providers.openai_chat import _usage
 from brainkeep.providers.pricing import estimate_usd
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
@@ -115,8 +114,10 @@ class AnthropicChat:
                 suggestion="Retry; if it persists, raise max_tokens or try another model.",
                 detail=f"{where}: no text blocks, stop_reason={stop_reason!r}",
             )
-        model = body.get("model") if isinstance(body.get("model"), str) else self.model
-        input_tokens, output_tokens = _usage(body, "input_tokens", "output_tokens")
+        reported = body.get("model")
+        # Price by the model that answered (a dated snapshot), not the alias asked for.
+        model = reported if isinstance(reported, str) and reported else self.model
+        input_tokens, output_tokens = read_usage(body, "input_tokens", "output_tokens")
         return ChatResult(
             text=text,
             model=model,

@@ -114,7 +114,8 @@ def make_chat_provider(settings: ChatSettings, env: Mapping[str, str]) -> ChatPr
     if not settings.model:
         raise InvalidInput(
             f"The {settings.provider} chat provider needs a model name.",
-            suggestion="Set chat.model, e.g. gpt-4o-mini, llama3.1:8b or claude-3-5-haiku-20241022.",
+            suggestion="Set chat.model, e.g. gpt-4o-mini, llama3.1:8b or "
+            "claude-3-5-haiku-20241022.",
             field="model",
         )
     if settings.provider == "openai":

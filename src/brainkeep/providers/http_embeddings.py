@@ -94,9 +94,7 @@ class HttpEmbeddingProvider:
         vectors = self._parse(body, expected=len(batch))
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         if not np.all(np.isfinite(vectors)) or np.any(norms == 0):
-            raise malformed(
-                _PROVIDER, self._where, "a vector is all zeros or holds NaN/inf values"
-            )
+            raise malformed(_PROVIDER, self._where, "a vector is all zeros or holds NaN/inf values")
         return (vectors / norms).astype(np.float32)
 
     @property

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from brainkeep.errors import Unavailable
-from brainkeep.providers._http import malformed, post_json, redact_url
+from brainkeep.providers._http import malformed, post_json, read_usage, redact_url
 from brainkeep.providers.chat import ChatResult
 from brainkeep.providers.pricing import estimate_usd
 
@@ -118,8 +118,10 @@ class OpenAICompatibleChat:
                 suggestion="Retry; if it persists, raise max_tokens or try another model.",
                 detail=f"{where}: empty content, finish_reason={choice.get('finish_reason')!r}",
             )
-        model = body.get("model") if isinstance(body.get("model"), str) else self.model
-        input_tokens, output_tokens = _usage(body, "prompt_tokens", "completion_tokens")
+        reported = body.get("model")
+        # Price by the model that answered (a dated snapshot), not the alias asked for.
+        model = reported if isinstance(reported, str) and reported else self.model
+        input_tokens, output_tokens = read_usage(body, "prompt_tokens", "completion_tokens")
         return ChatResult(
             text=text,
             model=model,
@@ -127,17 +129,3 @@ class OpenAICompatibleChat:
             output_tokens=output_tokens,
             usd_estimate=estimate_usd(model, input_tokens, output_tokens),
         )
-
-
-def _usage(body: dict[str, Any], input_key: str, output_key: str) -> tuple[int | None, int | None]:
-    """Read token counts from ``body["usage"]``; anything absent or odd is ``None``."""
-    usage = body.get("usage")
-    if not isinstance(usage, dict):
-        return None, None
-
-    def count(key: str) -> int | None:
-        value = usage.get(key)
-        # bool is an int subclass; a count of True is not a count.
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-    return count(input_key), count(output_key)

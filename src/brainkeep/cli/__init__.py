@@ -1,0 +1,1 @@
+"""The `brainkeep` command line: thin commands over the domain services."""

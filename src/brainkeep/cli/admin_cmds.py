@@ -1,0 +1,145 @@
+"""init, verify, doctor, config."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from brainkeep import __version__
+from brainkeep.cli.app import CliContext, emit, json_option
+from brainkeep.config import KNOWN_KEYS, coerce_value, require_known, write_values
+from brainkeep.core.clock import Clock
+from brainkeep.core.verify import verify_brain
+
+pass_cli = click.make_pass_decorator(CliContext, ensure=True)
+
+
+@click.command()
+@json_option
+@pass_cli
+def init(cli: CliContext) -> None:
+    """Create a brain (one SQLite file and a config file); safe to re-run."""
+    settings = cli.settings
+    existed = settings.db_path.exists()
+    settings.home.mkdir(parents=True, exist_ok=True)
+    if not settings.config_path.exists():
+        write_values(settings, {})
+    brain = cli.brain(must_exist=False)
+    if brain.store.get_meta("protocol_installed_at") is None:
+        with brain.store.transaction():
+            brain.store.set_meta("protocol_installed_at", Clock().now_ts())
+    data = {
+        "home": str(settings.home),
+        "database": str(settings.db_path),
+        "config": str(settings.config_path),
+        "created": not existed,
+        "schema_version": brain.store.schema_version(),
+    }
+
+    def human() -> None:
+        verb = "Created" if not existed else "Already set up:"
+        click.echo(f"{verb} brain at {settings.home}")
+        click.echo(f"  database: {settings.db_path}")
+        click.echo(f"  config:   {settings.config_path}")
+        click.echo("\nNext steps:")
+        click.echo("  brainkeep import ./notes            # load a folder of markdown notes")
+        click.echo('  brainkeep remember "Alice prefers email" --provenance "chat" '
+                   "--entity people/alice")
+        click.echo("  brainkeep recall --entity people/alice")
+        click.echo("\nMemories agents save are readable by every agent connected to this brain;"
+                   " use --visibility private for local-CLI-only facts.")
+
+    emit(cli, data, human)
+
+
+@click.command()
+@json_option
+@pass_cli
+def verify(cli: CliContext) -> None:
+    """Walk the hash-chained event log and check every page and memory against it."""
+    report = verify_brain(cli.brain().store)
+
+    def human() -> None:
+        if report.valid:
+            click.echo(
+                f"valid: {report.events_checked} events, {report.pages_checked} pages, "
+                f"{report.memories_checked} memories checked"
+            )
+        else:
+            broken = report.first_broken
+            assert broken is not None
+            name = f" ({broken.slug})" if broken.slug else ""
+            click.echo(f"INVALID: {broken.kind} {broken.id}{name}: {broken.reason}")
+
+    emit(cli, report.to_dict(), human)
+    if not report.valid:
+        raise SystemExit(1)
+
+
+@click.command()
+@json_option
+@pass_cli
+def doctor(cli: CliContext) -> None:
+    """Show schema version, counts, chain status and database size."""
+    brain = cli.brain()
+    report = verify_brain(brain.store)
+    data: dict[str, Any] = {
+        "version": __version__,
+        "home": str(cli.settings.home),
+        "engine": brain.store.engine_name,
+        "schema_version": brain.store.schema_version(),
+        "counts": brain.store.counts(),
+        "chain": {"valid": report.valid, "checked": report.events_checked},
+        "db_size_bytes": brain.store.size_bytes(),
+    }
+
+    def human() -> None:
+        click.echo(f"brainkeep {data['version']} — {data['home']}")
+        click.echo(f"  engine:  {data['engine']}, schema version {data['schema_version']}")
+        click.echo("  counts:  " + ", ".join(f"{k} {v}" for k, v in data["counts"].items()))
+        status = "valid" if report.valid else "BROKEN (run `brainkeep verify`)"
+        click.echo(f"  chain:   {status}, {report.events_checked} events")
+        click.echo(f"  db size: {data['db_size_bytes'] / 1_048_576:.1f} MiB")
+
+    emit(cli, data, human)
+
+
+@click.group()
+def config() -> None:
+    """Read and write the brain's config file."""
+
+
+@config.command("list")
+@json_option
+@pass_cli
+def config_list(cli: CliContext) -> None:
+    """Show every known key with its current value."""
+    data = {key: cli.settings.get(key) for key in KNOWN_KEYS}
+    lines = [f"{k} = {v!r}  # {KNOWN_KEYS[k].help}" for k, v in data.items()]
+    emit(cli, data, "\n".join(lines))
+
+
+@config.command("get")
+@click.argument("key")
+@json_option
+@pass_cli
+def config_get(cli: CliContext, key: str) -> None:
+    """Print one key's value."""
+    require_known(key)
+    value = cli.settings.get(key)
+    emit(cli, {key: value}, str(value))
+
+
+@config.command("set")
+@click.argument("key")
+@click.argument("value")
+@json_option
+@pass_cli
+def config_set(cli: CliContext, key: str, value: str) -> None:
+    """Set KEY to VALUE (e.g. `brainkeep config set mcp_surface verbs`)."""
+    coerced = coerce_value(key, value)
+    values = dict(cli.settings.values)
+    values[key] = coerced
+    write_values(cli.settings, values)
+    emit(cli, {key: coerced}, f"{key} = {coerced!r}")

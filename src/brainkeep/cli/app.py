@@ -1,0 +1,137 @@
+"""Shared CLI plumbing: the per-invocation context, output, and error edge."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from brainkeep.brain import Brain, open_brain
+from brainkeep.config import Settings, load_settings
+from brainkeep.errors import BrainkeepError, InvalidInput
+
+# CLI exit codes per error code (documented in docs/cli.md).
+EXIT_CODES = {
+    "internal": 1,
+    "invalid_params": 2,
+    "provenance_required": 2,
+    "not_found": 3,
+    "scope_denied": 4,
+    "unavailable": 5,
+}
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class CliContext:
+    """Per-invocation state: where the brain lives, output mode, the open brain."""
+
+    home: Path | None = None
+    json_mode: bool = False
+    _settings: Settings | None = None
+    _brain: Brain | None = field(default=None, repr=False)
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            self._settings = load_settings(self.home)
+        return self._settings
+
+    def brain(self, *, must_exist: bool = True) -> Brain:
+        """Open the brain (once per invocation)."""
+        if self._brain is None:
+            if must_exist and not self.settings.db_path.exists():
+                raise BrainkeepError(
+                    f"No brain at {self.settings.home}.",
+                    suggestion="Run `brainkeep init` first (or pass --home / set BRAINKEEP_HOME).",
+                )
+            self._brain = open_brain(self.settings)
+        return self._brain
+
+    def close(self) -> None:
+        if self._brain is not None:
+            self._brain.close()
+            self._brain = None
+
+
+def _set_json(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    if value:
+        ctx.ensure_object(CliContext).json_mode = True
+    return value
+
+
+def json_option(func: F) -> F:
+    """Add `--json`: print machine-readable JSON instead of human output."""
+    return click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=_set_json,
+        help="Print JSON instead of human-readable output.",
+    )(func)
+
+
+def emit(cli: CliContext, data: Any, human: Callable[[], None] | str | None = None) -> None:
+    """Print ``data`` as JSON in --json mode, else the human rendering."""
+    if cli.json_mode or human is None:
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    elif isinstance(human, str):
+        click.echo(human)
+    else:
+        human()
+
+
+def error_payload(exc: BrainkeepError) -> dict[str, Any]:
+    payload: dict[str, Any] = {
+        "error": exc.code,
+        "message": exc.message,
+        "suggestion": exc.suggestion,
+    }
+    if exc.detail:
+        payload["detail"] = exc.detail
+    return payload
+
+
+class BrainkeepGroup(click.Group):
+    """The root group: turns our errors into stderr text and an exit code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrainkeepError as exc:
+            cli = ctx.ensure_object(CliContext)
+            if cli.json_mode:
+                click.echo(json.dumps(error_payload(exc), indent=2), err=True)
+            else:
+                click.echo(f"error: {exc.message}", err=True)
+                click.echo(f"  fix: {exc.suggestion}", err=True)
+                if exc.detail:
+                    click.echo(f"  detail: {exc.detail}", err=True)
+            ctx.exit(EXIT_CODES.get(exc.code, 1))
+        finally:
+            ctx.ensure_object(CliContext).close()
+
+
+def read_text_arg(path: str | None) -> str:
+    """Read content from a file path, or from stdin when path is None or '-'."""
+    if path in (None, "-"):
+        if sys.stdin.isatty():
+            raise InvalidInput(
+                "No content given.",
+                suggestion="Pass --file PATH, or pipe the markdown on stdin.",
+            )
+        return sys.stdin.read()
+    file = Path(path)
+    if not file.is_file():
+        raise InvalidInput(
+            f"No such file: {path}", suggestion="Check the path and retry.", field="file"
+        )
+    return file.read_text(encoding="utf-8")

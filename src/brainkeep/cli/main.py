@@ -1,0 +1,51 @@
+"""The `brainkeep` entry point: the root group and its commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from brainkeep import __version__
+from brainkeep.cli import admin_cmds, fact_cmds, page_cmds
+from brainkeep.cli.app import BrainkeepGroup, CliContext
+
+
+@click.group(cls=BrainkeepGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="BRAINKEEP_HOME",
+    help="Brain folder (default: $BRAINKEEP_HOME or ~/.brainkeep).",
+)
+@click.version_option(__version__, prog_name="brainkeep")
+@click.pass_context
+def cli(ctx: click.Context, home: Path | None) -> None:
+    """brainkeep — a memory server for AI agents, on one local brain.
+
+    Remember facts with provenance, recall them later, look up people and
+    projects as pages, and forget on request.
+    """
+    ctx.ensure_object(CliContext).home = home
+
+
+for command in (
+    admin_cmds.init,
+    page_cmds.put,
+    page_cmds.get,
+    page_cmds.list_,
+    page_cmds.delete,
+    page_cmds.import_,
+    page_cmds.export,
+    fact_cmds.remember,
+    fact_cmds.recall,
+    fact_cmds.forget,
+    admin_cmds.verify,
+    admin_cmds.doctor,
+    admin_cmds.config,
+):
+    cli.add_command(command)
+
+
+def main() -> None:
+    cli(prog_name="brainkeep")
