@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from brainkeep import __version__
-from brainkeep.cli import admin_cmds, fact_cmds, page_cmds
+from brainkeep.cli import admin_cmds, fact_cmds, page_cmds, serve_cmd
 from brainkeep.cli.app import BrainkeepGroup, CliContext
 
 
@@ -43,6 +43,7 @@ for command in (
     admin_cmds.verify,
     admin_cmds.doctor,
     admin_cmds.config,
+    serve_cmd.serve,
 ):
     cli.add_command(command)
 
