@@ -26,38 +26,45 @@ class Resolution:
 def resolve_entity(
     store: Store, source_id: str, name: str, *, include_private: bool
 ) -> Resolution:
-    """Resolve ``name`` to a page (never raises on a miss)."""
+    """Resolve ``name`` to a page (never raises on a miss).
+
+    Ranks: alias 0, exact title 1, exact slug or slug suffix 2. Within a rank
+    the most recently touched page wins, then the slug in ascending order.
+    """
     text = (name or "").strip()
     if not text:
         return Resolution(None, None)
     norm = normalize_alias(text)
     lowered = text.lower()
-    tiers: list[tuple[str, list[Page]]] = []
+    ranked: dict[str, tuple[int, str, Page]] = {}
+
+    def offer(rank: int, how: str, pages: list[Page]) -> None:
+        for page in pages:
+            if page.is_private and not include_private:
+                continue
+            if page.slug not in ranked or ranked[page.slug][0] > rank:
+                ranked[page.slug] = (rank, how, page)
+
     if norm:
-        tiers.append(("alias", store.find_pages_by_alias(source_id, norm)))
-        tiers.append(("title", store.find_pages_by_title(source_id, norm)))
-    slug_hits: list[Page] = []
+        offer(0, "alias", store.find_pages_by_alias(source_id, norm))
+        offer(1, "title", store.find_pages_by_title(source_id, norm))
     if is_valid_slug(lowered):
         exact = store.get_page(source_id, lowered)
-        if exact:
-            slug_hits.append(exact)
-    tiers.append(("slug", slug_hits))
+        offer(2, "slug", [exact] if exact else [])
     tail = slugify(text).rsplit("/", 1)[-1]
     if tail:
-        tiers.append(("slug_suffix", store.find_pages_by_slug_tail(source_id, tail)))
+        offer(2, "slug_suffix", store.find_pages_by_slug_tail(source_id, tail))
+    if not ranked:
+        return Resolution(None, None)
+    order = sorted(ranked.values(), key=lambda r: r[2].slug)
+    order.sort(key=lambda r: _touched(r[2]), reverse=True)
+    order.sort(key=lambda r: r[0])
+    rank, how, best = order[0]
+    return Resolution(best, how, tuple(r[2] for r in order[1:]))
 
-    best: Page | None = None
-    matched_by: str | None = None
-    others: dict[str, Page] = {}
-    for tier, pages in tiers:
-        visible = [p for p in pages if include_private or not p.is_private]
-        visible.sort(key=lambda p: (p.updated_at, p.slug), reverse=True)
-        for page in visible:
-            if best is None:
-                best, matched_by = page, tier
-            elif page.slug != best.slug:
-                others.setdefault(page.slug, page)
-    return Resolution(best, matched_by, tuple(others.values()))
+
+def _touched(page: Page) -> str:
+    return max(page.updated_at, page.last_retrieved_at or "")
 
 
 def canonical_entity(

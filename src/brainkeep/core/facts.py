@@ -286,9 +286,10 @@ class FactService:
         """Expire a fact; idempotent (``expired`` False when already expired)."""
         with self.store.transaction():
             memory = self.find(fact_id, caller)
-            if memory.expired_at:
+            now = self.clock.now_ts()
+            if not memory.is_active(now):
                 return ForgetResult(memory, False, memory.expired_reason)
-            self.expire(memory, self.clock.now_ts(), reason, actor=caller.client_id)
+            self.expire(memory, now, reason or "forgotten", actor=caller.client_id)
             refreshed = self.store.get_memory(memory.id)
         assert refreshed is not None
         return ForgetResult(refreshed, True, reason)
@@ -301,9 +302,10 @@ class FactService:
         since: str | None = None,
         session_id: str | None = None,
         include_expired: bool = False,
+        grep: str | None = None,
         limit: int = 50,
     ) -> list[Memory]:
-        """Facts matching every filter given (entity, since and session compose)."""
+        """Facts matching every filter given (entity, since, session and grep compose)."""
         if not 1 <= limit <= FACT_LIMIT_MAX:
             raise InvalidInput(
                 f"limit must be between 1 and {FACT_LIMIT_MAX}.", field="limit"
@@ -319,5 +321,6 @@ class FactService:
             session_id=session_id,
             include_private=caller.include_private,
             include_expired=include_expired,
+            text_contains=grep,
             limit=limit,
         )

@@ -241,3 +241,18 @@ class Event:
     payload: dict[str, Any]
     prev_hash: str
     hash: str
+
+
+@dataclass(frozen=True)
+class SessionCursor:
+    """Where a delta session last woke: a time cursor plus page and fact keysets."""
+
+    source_id: str
+    client_id: str
+    session_id: str
+    last_wake_at: str
+    page_slug: str = ""
+    fact_created_at: str | None = None
+    fact_id: int | None = None
+    standing_entities: tuple[str, ...] = ()
+    updated_at: str = ""

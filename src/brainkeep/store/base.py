@@ -20,6 +20,7 @@ from brainkeep.core.models import (
     Page,
     PageDraft,
     PageHit,
+    SessionCursor,
     TimelineEntry,
 )
 
@@ -60,12 +61,24 @@ class Store(Protocol):
         self, source_id: str, since: str, since_slug: str, *, include_private: bool, limit: int
     ) -> list[Page]: ...
     def page_aliases(self, page_id: int) -> list[str]: ...
+    def alias_norms_for(self, source_id: str, slugs: list[str]) -> dict[str, set[str]]: ...
     def links_from(self, source_id: str, slug: str) -> list[Link]: ...
     def links_to(
-        self, source_id: str, slug: str, *, include_private: bool = True, limit: int = 1000
+        self,
+        source_id: str,
+        slug: str,
+        *,
+        include_private: bool = True,
+        exclude_type: str | None = None,
+        limit: int = 1000,
     ) -> list[Link]: ...
     def count_backlinks(
-        self, source_id: str, slug: str, *, include_private: bool = True
+        self,
+        source_id: str,
+        slug: str,
+        *,
+        include_private: bool = True,
+        exclude_type: str | None = None,
     ) -> int: ...
     def timeline(self, page_id: int) -> list[TimelineEntry]: ...
     def find_pages_by_alias(self, source_id: str, alias_norm: str) -> list[Page]: ...
@@ -102,6 +115,7 @@ class Store(Protocol):
         include_private: bool = True,
         include_expired: bool = False,
         kinds: tuple[str, ...] | None = None,
+        text_contains: str | None = None,
         limit: int = 50,
     ) -> list[Memory]: ...
     def count_active_memories(
@@ -111,6 +125,16 @@ class Store(Protocol):
         self, memory_id: int, now: str, reason: str | None, *, superseded_by: int | None = None
     ) -> None: ...
     def last_chain_hash(self, agent_id: str, thread_id: str | None) -> str | None: ...
+    def facts_created_after(
+        self,
+        source_id: str,
+        after_ts: str,
+        after_id: int,
+        *,
+        now: str,
+        include_private: bool,
+        limit: int,
+    ) -> list[Memory]: ...
     def memories_created_since(
         self, source_id: str, since: str, *, include_private: bool, limit: int
     ) -> list[Memory]: ...
@@ -124,3 +148,10 @@ class Store(Protocol):
     def iter_memory_contents(
         self,
     ) -> Iterator[tuple[str, str, str, str, str, str | None]]: ...
+
+    # -- delta session cursors ----------------------------------------------
+    def get_session_cursor(
+        self, source_id: str, client_id: str, session_id: str
+    ) -> SessionCursor | None: ...
+    def put_session_cursor(self, cursor: SessionCursor) -> None: ...
+    def gc_session_cursors(self, idle_before: str, *, keep_per_client: int = 1000) -> int: ...

@@ -7,13 +7,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from brainkeep.store.sqlite.cursors import CursorsMixin
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.events import EventsMixin
 from brainkeep.store.sqlite.memories import MemoriesMixin
 from brainkeep.store.sqlite.pages import PagesMixin
 
 
-class SQLiteStore(PagesMixin, MemoriesMixin, EventsMixin):
+class SQLiteStore(PagesMixin, MemoriesMixin, EventsMixin, CursorsMixin):
     """A brain in one SQLite file (WAL mode)."""
 
     engine_name = "sqlite"

@@ -113,6 +113,7 @@ class MemoriesMixin:
         include_private: bool = True,
         include_expired: bool = False,
         kinds: tuple[str, ...] | None = None,
+        text_contains: str | None = None,
         limit: int = 50,
     ) -> list[Memory]:
         """Memories matching every given filter (they compose), newest first."""
@@ -134,6 +135,9 @@ class MemoriesMixin:
         else:
             clauses.append(ACTIVE)
             params.append(now)
+        if text_contains:
+            clauses.append("instr(lower(text), lower(?)) > 0")
+            params.append(text_contains)
         if kinds:
             clauses.append(f"kind IN ({','.join('?' * len(kinds))})")
             params.extend(kinds)
@@ -175,6 +179,26 @@ class MemoriesMixin:
             (agent_id, thread_id),
         )
         return None if value is None else str(value)
+
+    def facts_created_after(
+        self,
+        source_id: str,
+        after_ts: str,
+        after_id: int,
+        *,
+        now: str,
+        include_private: bool,
+        limit: int,
+    ) -> list[Memory]:
+        """Active memories after the keyset ``(created_at, id)``, oldest first."""
+        privacy = "" if include_private else "AND visibility = 'world'"
+        rows = self.db.all(
+            f"SELECT * FROM memories WHERE source_id = ? AND {ACTIVE} {privacy} "
+            "AND (created_at > ? OR (created_at = ? AND id > ?)) "
+            "ORDER BY created_at, id LIMIT ?",
+            (source_id, now, after_ts, after_ts, after_id, limit),
+        )
+        return [memory_from_row(r) for r in rows]
 
     def memories_created_since(
         self, source_id: str, since: str, *, include_private: bool, limit: int

@@ -175,10 +175,10 @@ class PagesMixin:
         include_private: bool,
         limit: int,
     ) -> list[Page]:
-        """Pages (deleted ones too) after the keyset cursor ``(updated_at, slug)``, oldest first."""
+        """Live pages after the keyset cursor ``(updated_at, slug)``, oldest first."""
         privacy = "" if include_private else "AND visibility = 'world'"
         rows = self.db.all(
-            f"SELECT {PAGE_COLUMNS} FROM pages WHERE source_id = ? "
+            f"SELECT {PAGE_COLUMNS} FROM pages WHERE source_id = ? AND deleted_at IS NULL "
             f"AND (updated_at > ? OR (updated_at = ? AND slug > ?)) {privacy} "
             "ORDER BY updated_at, slug LIMIT ?",
             (source_id, since, since, since_slug, limit),
@@ -191,6 +191,21 @@ class PagesMixin:
         )
         return [r["alias"] for r in rows]
 
+    def alias_norms_for(self, source_id: str, slugs: list[str]) -> dict[str, set[str]]:
+        """slug -> normalized aliases, for the given live pages."""
+        if not slugs:
+            return {}
+        marks = ",".join("?" * len(slugs))
+        rows = self.db.all(
+            "SELECT p.slug, a.alias_norm FROM page_aliases a JOIN pages p ON p.id = a.page_id "
+            f"WHERE p.source_id = ? AND p.slug IN ({marks})",
+            (source_id, *slugs),
+        )
+        found: dict[str, set[str]] = {}
+        for row in rows:
+            found.setdefault(row["slug"], set()).add(row["alias_norm"])
+        return found
+
     def links_from(self, source_id: str, slug: str) -> list[Link]:
         rows = self.db.all(
             "SELECT p.slug AS from_slug, l.to_slug, l.link_type, l.link_source, l.context "
@@ -201,7 +216,13 @@ class PagesMixin:
         return [Link(**dict(r)) for r in rows]
 
     def links_to(
-        self, source_id: str, slug: str, *, include_private: bool = True, limit: int = 1000
+        self,
+        source_id: str,
+        slug: str,
+        *,
+        include_private: bool = True,
+        exclude_type: str | None = None,
+        limit: int = 1000,
     ) -> list[Link]:
         """Backlinks: live pages linking to ``slug``."""
         privacy = "" if include_private else "AND p.visibility = 'world'"
@@ -209,18 +230,26 @@ class PagesMixin:
             "SELECT p.slug AS from_slug, l.to_slug, l.link_type, l.link_source, l.context "
             "FROM links l JOIN pages p ON p.id = l.from_page_id "
             f"WHERE l.source_id = ? AND l.to_slug = ? AND p.deleted_at IS NULL {privacy} "
-            "ORDER BY l.id LIMIT ?",
-            (source_id, slug, limit),
+            "AND l.link_type IS NOT ? ORDER BY l.link_type, p.slug LIMIT ?",
+            (source_id, slug, exclude_type, limit),
         )
         return [Link(**dict(r)) for r in rows]
 
-    def count_backlinks(self, source_id: str, slug: str, *, include_private: bool = True) -> int:
+    def count_backlinks(
+        self,
+        source_id: str,
+        slug: str,
+        *,
+        include_private: bool = True,
+        exclude_type: str | None = None,
+    ) -> int:
         privacy = "" if include_private else "AND p.visibility = 'world'"
         return int(
             self.db.scalar(
                 "SELECT COUNT(*) FROM links l JOIN pages p ON p.id = l.from_page_id "
-                f"WHERE l.source_id = ? AND l.to_slug = ? AND p.deleted_at IS NULL {privacy}",
-                (source_id, slug),
+                f"WHERE l.source_id = ? AND l.to_slug = ? AND p.deleted_at IS NULL {privacy} "
+                "AND l.link_type IS NOT ?",
+                (source_id, slug, exclude_type),
             )
         )
 

@@ -1,0 +1,156 @@
+"""context_pack: cards, open threads and hot facts for up to 8 entities, budget-packed."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from brainkeep.core.clock import format_ts
+from brainkeep.core.context import Caller
+from brainkeep.core.entities import resolve_entity
+from brainkeep.core.models import Memory
+from brainkeep.core.verbs.cards import build_card
+from brainkeep.core.verbs.common import (
+    PROTOCOL_VERSION,
+    clean_line,
+    estimate_tokens,
+    normalize_cursor,
+    pack,
+    parse_budget,
+    parse_entities,
+    render_envelope,
+    storage_ts,
+)
+from brainkeep.core.verbs.views import pack_fact
+
+if TYPE_CHECKING:
+    from brainkeep.brain import Brain
+
+HOT_FACTS = 10
+
+
+def view_caller(caller: Caller, include_private: Any) -> Caller:
+    """World-only unless a LOCAL caller asked for private too (remote never widens)."""
+    if include_private is True and not caller.remote:
+        return caller
+    return dataclasses.replace(caller, remote=True)
+
+
+def card_item(card: dict[str, Any]) -> dict[str, Any]:
+    entity = card["entity"]
+    return {
+        "slug": entity["slug"],
+        "title": entity["title"],
+        "type": entity["type"],
+        "summary": card["summary"],
+        "open_threads": card["open_threads"],
+        "edges": card["edges"],
+        "backlink_count": card["backlink_count"],
+    }
+
+
+def cards_for(brain: Brain, viewer: Caller, names: list[str]) -> list[dict[str, Any]]:
+    """Cards of the names that resolve (misses contribute nothing)."""
+    cards: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for name in names:
+        resolution = resolve_entity(
+            brain.store, brain.source_id, name, include_private=viewer.include_private
+        )
+        if resolution.best is None or resolution.best.slug in seen:
+            continue
+        seen.add(resolution.best.slug)
+        cards.append(card_item(build_card(brain, resolution.best, viewer).card))
+    return cards
+
+
+def threads_after(cards: list[dict[str, Any]], since_us: str | None) -> list[dict[str, Any]]:
+    threads = [t for card in cards for t in card["open_threads"]]
+    if since_us is None:
+        return threads
+    return [t for t in threads if t["date"] and t["date"] > since_us]
+
+
+def hot_facts(brain: Brain, viewer: Caller, session_id: str | None) -> list[Memory]:
+    """The session's active facts, else facts from the last 24 hours; top 10."""
+    now = brain.clock.now()
+    facts: list[Memory] = []
+    if session_id:
+        facts = brain.store.list_memories(
+            brain.source_id, now=format_ts(now), session_id=session_id,
+            include_private=viewer.include_private, limit=HOT_FACTS,
+        )
+    if not facts:
+        facts = brain.store.list_memories(
+            brain.source_id, now=format_ts(now), since=format_ts(now - timedelta(hours=24)),
+            include_private=viewer.include_private, limit=HOT_FACTS,
+        )
+    return sorted(facts, key=lambda m: (m.confidence or 1.0, m.created_at), reverse=True)
+
+
+def render_card_line(card: dict[str, Any]) -> str:
+    line = f"- **{clean_line(card['title'])}** → `{card['slug']}`"
+    if card["summary"]:
+        line += f" — {clean_line(card['summary'])}"
+    return line + " (open the page or call entity before relying on details)"
+
+
+def render_thread_line(thread: dict[str, Any]) -> str:
+    line = f"- [{thread['kind']}] {clean_line(thread['text'])}"
+    return line + (f" ({thread['date']})" if thread["date"] else "")
+
+
+def render_fact_line(fact: dict[str, Any]) -> str:
+    line = f"- {clean_line(fact['fact'])}"
+    if fact["entity_slug"]:
+        line += f" [{fact['entity_slug']}]"
+    return line + f" ({float(fact['confidence']):.2f})"
+
+
+def context_pack(
+    brain: Brain,
+    caller: Caller,
+    *,
+    entities: Any,
+    budget_tokens: Any = None,
+    since: str | None = None,
+    session_id: str | None = None,
+    include_private: Any = None,
+) -> dict[str, Any]:
+    """One deterministic bundle for session start or after compaction (zero LLM)."""
+    names = parse_entities(entities)
+    since_us = storage_ts(normalize_cursor(since)) if since else None
+    viewer = view_caller(caller, include_private)
+    cards = cards_for(brain, viewer, names)
+    facts = [pack_fact(m) for m in hot_facts(brain, viewer, session_id)]
+    response: dict[str, Any] = {"protocol_version": PROTOCOL_VERSION, "entities": names}
+    budget = parse_budget(budget_tokens)
+    if budget is not None:
+        packed_cards = pack(cards, _card_cost, budget)
+        cards, used, dropped = packed_cards.kept, packed_cards.used, packed_cards.dropped
+        remaining = budget - used
+        if remaining > 0:
+            packed_facts = pack(facts, lambda f: estimate_tokens(f["fact"]), remaining)
+            facts = packed_facts.kept
+            used += packed_facts.used
+            dropped += packed_facts.dropped
+        else:
+            dropped += len(facts)
+            facts = []
+        response.update(budget_tokens=budget, budget_used=used, dropped_count=dropped)
+    threads = threads_after(cards, since_us)
+    response.update(cards=cards, open_threads=threads, facts=facts)
+    response["text"] = render_envelope(
+        [
+            ("Standing entities", [render_card_line(c) for c in cards]),
+            ("Open threads", [render_thread_line(t) for t in threads]),
+            ("Hot memory (recent facts)", [render_fact_line(f) for f in facts]),
+        ]
+    )
+    return response
+
+
+def _card_cost(card: dict[str, Any]) -> int:
+    threads = " ".join(t["text"] for t in card["open_threads"])
+    return estimate_tokens(f"{card['title']} {card['summary']} {threads}")

@@ -1,0 +1,57 @@
+"""entity: one card for a person/company/project; never an error on a miss."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from brainkeep.core.context import Caller
+from brainkeep.core.entities import resolve_entity
+from brainkeep.core.verbs.cards import build_card
+from brainkeep.core.verbs.common import PROTOCOL_VERSION
+from brainkeep.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from brainkeep.brain import Brain
+
+RUNNERS_UP_CAP = 3
+NEAR_MISS_CAP = 3
+
+
+def entity(brain: Brain, caller: Caller, *, name: str) -> dict[str, Any]:
+    """Resolve ``name`` (alias > exact title > slug / suffix) and build its card."""
+    text = name.strip() if isinstance(name, str) else ""
+    if not text:
+        raise InvalidInput(
+            "`name` is empty.",
+            suggestion='Pass a person, company or project name, e.g. "Alice Example" or '
+            '"people/alice-example".',
+            field="name",
+        )
+    started = time.perf_counter()
+    resolution = resolve_entity(
+        brain.store, brain.source_id, text, include_private=caller.include_private
+    )
+    response: dict[str, Any] = {"protocol_version": PROTOCOL_VERSION}
+    if resolution.best is None:
+        response["found"] = False
+        response["suggestions"] = near_misses(brain, caller, text)
+    else:
+        response["found"] = True
+        response["card"] = build_card(brain, resolution.best, caller).card
+        if resolution.runners_up:
+            response["suggestions"] = [
+                {"slug": p.slug, "title": p.title or p.slug, "create_safety": "exists"}
+                for p in resolution.runners_up[:RUNNERS_UP_CAP]
+            ]
+    response["latency_ms"] = int(round((time.perf_counter() - started) * 1000))
+    return response
+
+
+def near_misses(brain: Brain, caller: Caller, text: str) -> list[dict[str, Any]]:
+    """Search-based suggestions for a name that resolved to nothing."""
+    outcome = brain.search.search(text, include_private=caller.include_private, limit=NEAR_MISS_CAP)
+    return [
+        {"slug": r.slug, "title": r.title or r.slug, "create_safety": r.create_safety}
+        for r in outcome.results
+    ]

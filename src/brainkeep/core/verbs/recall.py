@@ -1,0 +1,106 @@
+"""recall: facts arm (entity, since, session compose) + page search arm + budget."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from brainkeep.core.clock import format_ts
+from brainkeep.core.context import Caller
+from brainkeep.core.verbs.common import (
+    PROTOCOL_VERSION,
+    estimate_tokens,
+    pack,
+    parse_budget,
+    parse_since,
+)
+from brainkeep.core.verbs.views import fact_object
+
+if TYPE_CHECKING:
+    from brainkeep.brain import Brain
+
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 100
+
+
+def clamp_limit(value: Any) -> int:
+    """Per-arm limit: default 50, clamped to [1, 100]; non-integers mean the default."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 1:
+        return DEFAULT_LIMIT
+    return min(int(value), MAX_LIMIT)
+
+
+def recall(
+    brain: Brain,
+    caller: Caller,
+    *,
+    entity: str | None = None,
+    query: str | None = None,
+    since: str | None = None,
+    session_id: str | None = None,
+    include_expired: bool = False,
+    grep: str | None = None,
+    limit: Any = None,
+    budget_tokens: Any = None,
+) -> dict[str, Any]:
+    """Saved facts matching EVERY given filter, plus pages for ``query``.
+
+    The reference picks the first filter it sees; here entity, since and
+    session compose, an unparseable `since` is an error, and facts past their
+    `valid_until` are hidden unless `include_expired`.
+    """
+    per_arm = clamp_limit(limit)
+    since_ts = format_ts(parse_since(since, brain.clock.now())) if since else None
+    facts = brain.facts.list_facts(
+        caller,
+        entity=entity.strip() if entity and entity.strip() else None,
+        since=since_ts,
+        session_id=session_id,
+        include_expired=bool(include_expired),
+        grep=grep.strip() if grep and grep.strip() else None,
+        limit=per_arm,
+    )
+    fact_items = [fact_object(m) for m in facts]
+    response: dict[str, Any] = {"protocol_version": PROTOCOL_VERSION}
+    results: list[dict[str, Any]] | None = None
+    if query and query.strip():
+        outcome = brain.search.search(
+            query.strip(), include_private=caller.include_private, limit=per_arm
+        )
+        results = [
+            {
+                "slug": r.slug,
+                "title": r.title,
+                "chunk": r.chunk,
+                "evidence": r.evidence,
+                "create_safety": r.create_safety,
+                "provenance": r.slug,
+            }
+            for r in outcome.results
+        ]
+        if outcome.degraded:
+            response["search_degraded"] = outcome.degraded
+    budget = parse_budget(budget_tokens)
+    if budget is not None:
+        packed_facts = pack(fact_items, lambda f: estimate_tokens(f["fact"]), budget)
+        fact_items = packed_facts.kept
+        used, dropped = packed_facts.used, packed_facts.dropped
+        if results is not None:
+            remaining = budget - used
+            if remaining > 0:
+                packed_results = pack(
+                    results,
+                    lambda r: estimate_tokens(r["title"]) + estimate_tokens(r["chunk"]),
+                    remaining,
+                )
+                results = packed_results.kept
+                used += packed_results.used
+                dropped += packed_results.dropped
+            else:
+                dropped += len(results)
+                results = []
+        response.update(budget_tokens=budget, budget_used=used, dropped_count=dropped)
+    response["facts"] = fact_items
+    response["total"] = len(fact_items)
+    if results is not None:
+        response["results"] = results
+    return response

@@ -1,0 +1,67 @@
+"""remember and forget: one fact in, one fact out, with provenance and an audit trail."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from brainkeep.core.context import Caller
+from brainkeep.core.verbs.common import PROTOCOL_VERSION
+
+if TYPE_CHECKING:
+    from brainkeep.brain import Brain
+
+_STATUS_TEXT = {
+    "inserted": "remembered as fact #{id}",
+    "duplicate": "already knew this — kept fact #{id}",
+    "superseded": "updated — fact #{id} supersedes the previous version",
+}
+
+
+def remember(
+    brain: Brain,
+    caller: Caller,
+    *,
+    fact: str,
+    provenance: str | None,
+    ttl: str | None = None,
+    entity: str | None = None,
+    kind: str | None = None,
+    visibility: str | None = None,
+    session_id: str | None = None,
+) -> dict[str, Any]:
+    """Save ONE fact; status tells inserted, duplicate (existing id) or superseded."""
+    result = brain.facts.remember(
+        fact,
+        provenance,
+        caller,
+        entity=entity.strip() if entity and entity.strip() else None,
+        kind=kind,
+        ttl=ttl.strip() if isinstance(ttl, str) and ttl.strip() else None,
+        visibility=visibility,
+        session_id=session_id,
+    )
+    memory = result.memory
+    response: dict[str, Any] = {
+        "id": memory.fact_id,
+        "status": result.status,
+        "status_text": _STATUS_TEXT[result.status].format(id=memory.fact_id),
+        "entity_slug": memory.entity_slug,
+        "valid_until": memory.valid_until,
+        "protocol_version": PROTOCOL_VERSION,
+    }
+    if result.degraded_dedup:
+        response["degraded_dedup"] = True
+    return response
+
+
+def forget(brain: Brain, caller: Caller, *, id: str, reason: str | None = None) -> dict[str, Any]:
+    """Expire a fact by its opaque id; repeating it answers `expired: false`."""
+    fact_id = str(id).strip()
+    reason = reason.strip() if isinstance(reason, str) and reason.strip() else None
+    result = brain.facts.forget(fact_id, caller, reason=reason)
+    return {
+        "id": fact_id,
+        "expired": result.expired,
+        "reason": reason,
+        "protocol_version": PROTOCOL_VERSION,
+    }

@@ -1,0 +1,37 @@
+"""MCP over stdio: stdout carries the protocol, logs go to stderr."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import anyio
+from mcp.server.stdio import stdio_server
+
+from brainkeep.brain import Brain
+from brainkeep.config import Settings
+from brainkeep.core.context import STDIO
+from brainkeep.mcp.server import build_server
+from brainkeep.ops.dispatch import Dispatcher
+from brainkeep.ops.registry import build_catalog
+from brainkeep.ops.usage import UsageLog
+
+
+def run_stdio_server(brain: Brain, settings: Settings, *, surface: str) -> None:
+    """Serve MCP on stdin/stdout until the client closes the stream.
+
+    stdio callers are remote (world-only) per the trust model: whoever spawned
+    us is an agent host, not the trusted local CLI.
+    """
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    dispatcher = Dispatcher(
+        build_catalog(), brain, surface=surface, usage=UsageLog(settings.usage_path)
+    )
+    server = build_server(dispatcher, lambda _ctx: STDIO)
+    print(f"brainkeep: MCP over stdio, surface={surface}", file=sys.stderr)
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(main)

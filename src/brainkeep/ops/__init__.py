@@ -1,0 +1,1 @@
+"""The operation catalog: every operation declared once, dispatched for every transport."""

@@ -1,0 +1,164 @@
+"""Dispatch: the one path every transport takes into an operation.
+
+Order (shared by stdio, HTTP and the CLI): surface gate, lookup, scope,
+parameter types, handler; verb calls are logged to the usage log. Errors leave
+as data (an ``Outcome`` with ``is_error``), in the verb envelope for verbs.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from brainkeep.core.context import Caller
+from brainkeep.core.verbs.common import PROTOCOL_VERSION
+from brainkeep.errors import BrainkeepError, InvalidInput, ScopeDenied
+from brainkeep.ops.catalog import Catalog, Operation
+from brainkeep.ops.context import OpContext
+from brainkeep.ops.usage import UsageEvent, UsageLog, outcome_fields, usage_timestamp
+
+log = logging.getLogger("brainkeep.dispatch")
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "number": (int, float),
+    "integer": (int,),
+    "boolean": (bool,),
+    "object": (dict,),
+    "array": (list,),
+}
+INTERNAL_SUGGESTION = (
+    "This is a server-side failure, not a caller mistake. Retry once; if it persists, run "
+    "`brainkeep doctor` and report the detail."
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a transport serializes: the JSON payload and whether it is an error."""
+
+    payload: dict[str, Any]
+    is_error: bool
+
+
+def required_scope_met(op: Operation, caller: Caller) -> bool:
+    """`write` implies `read`; `admin` implies everything."""
+    scopes = caller.scopes
+    if "admin" in scopes:
+        return True
+    if op.scope == "read":
+        return bool({"read", "write"} & scopes)
+    return op.scope in scopes
+
+
+def check_params(op: Operation, params: dict[str, Any]) -> None:
+    """Required params present and non-null; JSON types right (enums: handlers check)."""
+    for param in op.params:
+        value = params.get(param.name)
+        if value is None:
+            if param.required:
+                raise InvalidInput(
+                    f"Missing required parameter: {param.name}",
+                    suggestion="Check the tool's input schema: required params and their types "
+                    "are declared there.",
+                    field=param.name,
+                )
+            continue
+        allowed = _JSON_TYPES.get(param.type, (object,))
+        bad_bool = isinstance(value, bool) and param.type in ("number", "integer")
+        if bad_bool or not isinstance(value, allowed):
+            raise InvalidInput(
+                f'Parameter "{param.name}" must be a {param.type}.',
+                suggestion="Check the tool's input schema: required params and their types "
+                "are declared there.",
+                field=param.name,
+            )
+
+
+def verb_error(exc: BrainkeepError) -> dict[str, Any]:
+    payload: dict[str, Any] = {
+        "error": exc.code,
+        "message": exc.message,
+        "suggestion": exc.suggestion,
+    }
+    if exc.detail:
+        payload["detail"] = exc.detail
+    payload["protocol_version"] = PROTOCOL_VERSION
+    return payload
+
+
+def op_error(exc: BrainkeepError) -> dict[str, Any]:
+    payload: dict[str, Any] = {"error": exc.code, "message": exc.message,
+                               "suggestion": exc.suggestion}
+    if exc.detail:
+        payload["detail"] = exc.detail
+    return payload
+
+
+@dataclass
+class Dispatcher:
+    """Routes a named call to its operation for one brain and surface."""
+
+    catalog: Catalog
+    brain: Any  # brainkeep.brain.Brain (typed loosely: ops must not import the composition root)
+    surface: str = "full"
+    usage: UsageLog | None = None
+
+    def visible(self) -> tuple[Operation, ...]:
+        return self.catalog.for_surface(self.surface)
+
+    def call(self, name: str, params: dict[str, Any] | None, caller: Caller) -> Outcome:
+        """Run one operation and shape its result or error."""
+        op = self.catalog.get(name)
+        if op is None or op not in self.visible():
+            # Same answer for hidden and nonexistent names: no leak of what exists.
+            return Outcome({"error": "unknown_tool", "message": f"Unknown tool: {name}"}, True)
+        started = time.perf_counter()
+        result: dict[str, Any] | None = None
+        try:
+            if not required_scope_met(op, caller):
+                raise ScopeDenied(op.name, op.scope)
+            args = dict(params or {})
+            check_params(op, args)
+            ctx = OpContext(brain=self.brain, caller=caller, surface=self.surface)
+            result = op.handler(ctx, args)
+            outcome = Outcome(result, False)
+        except BrainkeepError as exc:
+            outcome = Outcome(verb_error(exc) if op.verb else op_error(exc), True)
+        except Exception as exc:  # the edge: convert, never swallow
+            log.exception("operation %s failed", name)
+            internal = BrainkeepError(
+                f"{type(exc).__name__}: {exc}", suggestion=INTERNAL_SUGGESTION
+            )
+            outcome = Outcome(verb_error(internal) if op.verb else op_error(internal), True)
+        if op.verb and self.usage is not None:
+            self._record(op, caller, outcome, started, result)
+        return outcome
+
+    def _record(
+        self,
+        op: Operation,
+        caller: Caller,
+        outcome: Outcome,
+        started: float,
+        result: dict[str, Any] | None,
+    ) -> None:
+        assert self.usage is not None
+        brain = self.brain
+        self.usage.record(
+            UsageEvent(
+                ts=usage_timestamp(),
+                brain_id=str(brain.settings.home),
+                verb=op.name,
+                surface=self.surface,
+                transport=caller.transport,
+                remote=caller.remote,
+                ok=not outcome.is_error,
+                latency_ms=int(round((time.perf_counter() - started) * 1000)),
+                source_id=brain.source_id,
+                token_name=caller.token_name,
+                **outcome_fields(op.name, not outcome.is_error, result),
+            )
+        )

@@ -1,0 +1,72 @@
+"""delta session cursors (SQLite)."""
+
+from __future__ import annotations
+
+import json
+
+from brainkeep.core.models import SessionCursor
+from brainkeep.store.sqlite.engine import SQLiteEngine
+
+
+class CursorsMixin:
+    """Session cursor persistence; expects ``self.db`` to be a ``SQLiteEngine``."""
+
+    db: SQLiteEngine
+
+    def get_session_cursor(
+        self, source_id: str, client_id: str, session_id: str
+    ) -> SessionCursor | None:
+        row = self.db.one(
+            "SELECT * FROM session_cursors WHERE source_id = ? AND client_id = ? "
+            "AND session_id = ?",
+            (source_id, client_id, session_id),
+        )
+        if row is None:
+            return None
+        return SessionCursor(
+            source_id=row["source_id"],
+            client_id=row["client_id"],
+            session_id=row["session_id"],
+            last_wake_at=row["last_wake_at"],
+            page_slug=row["page_slug"],
+            fact_created_at=row["fact_created_at"],
+            fact_id=row["fact_id"],
+            standing_entities=tuple(json.loads(row["standing_entities"])),
+            updated_at=row["updated_at"],
+        )
+
+    def put_session_cursor(self, cursor: SessionCursor) -> None:
+        """Upsert a cursor (last writer wins)."""
+        self.db.execute(
+            "INSERT INTO session_cursors (source_id, client_id, session_id, last_wake_at, "
+            "page_slug, fact_created_at, fact_id, standing_entities, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (source_id, client_id, session_id) DO UPDATE SET "
+            "last_wake_at = excluded.last_wake_at, page_slug = excluded.page_slug, "
+            "fact_created_at = excluded.fact_created_at, fact_id = excluded.fact_id, "
+            "standing_entities = excluded.standing_entities, updated_at = excluded.updated_at",
+            (
+                cursor.source_id,
+                cursor.client_id,
+                cursor.session_id,
+                cursor.last_wake_at,
+                cursor.page_slug,
+                cursor.fact_created_at,
+                cursor.fact_id,
+                json.dumps(list(cursor.standing_entities)),
+                cursor.updated_at,
+            ),
+        )
+
+    def gc_session_cursors(self, idle_before: str, *, keep_per_client: int = 1000) -> int:
+        """Delete cursors idle since before ``idle_before`` and trim each client to a cap."""
+        removed = self.db.execute(
+            "DELETE FROM session_cursors WHERE updated_at < ?", (idle_before,)
+        ).rowcount
+        removed += self.db.execute(
+            "DELETE FROM session_cursors WHERE rowid IN (SELECT rowid FROM ("
+            "SELECT rowid, ROW_NUMBER() OVER (PARTITION BY source_id, client_id "
+            "ORDER BY updated_at DESC) AS n FROM session_cursors) WHERE n > ?)",
+            (keep_per_client,),
+        ).rowcount
+        return int(removed)
