@@ -11,6 +11,7 @@ from brainkeep.cli.app import CliContext, emit, json_option
 from brainkeep.config import KNOWN_KEYS, coerce_value, require_known, write_values
 from brainkeep.core.clock import Clock
 from brainkeep.core.verify import verify_brain
+from brainkeep.ops.usage import UsageLog, usage_health
 
 pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 
@@ -93,6 +94,8 @@ def doctor(cli: CliContext) -> None:
         "chain": {"valid": report.valid, "checked": report.events_checked},
         "db_size_bytes": brain.store.size_bytes(),
     }
+    usage = usage_health(UsageLog(cli.settings.usage_path))
+    data["memory_verbs_usage"] = {"ok": usage.ok, "message": usage.message}
 
     def human() -> None:
         click.echo(f"brainkeep {data['version']} — {data['home']}")
@@ -101,6 +104,7 @@ def doctor(cli: CliContext) -> None:
         status = "valid" if report.valid else "BROKEN (run `brainkeep verify`)"
         click.echo(f"  chain:   {status}, {report.events_checked} events")
         click.echo(f"  db size: {data['db_size_bytes'] / 1_048_576:.1f} MiB")
+        click.echo(f"  usage:   {'' if usage.ok else 'WARN '}{usage.message}")
 
     emit(cli, data, human)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from brainkeep import __version__
-from brainkeep.cli import admin_cmds, fact_cmds, page_cmds, serve_cmd
+from brainkeep.cli import admin_cmds, page_cmds, protocol_cmds, serve_cmd, verb_cmds
 from brainkeep.cli.app import BrainkeepGroup, CliContext
 
 
@@ -37,14 +37,14 @@ for command in (
     page_cmds.delete,
     page_cmds.import_,
     page_cmds.export,
-    fact_cmds.remember,
-    fact_cmds.recall,
-    fact_cmds.forget,
     admin_cmds.verify,
     admin_cmds.doctor,
     admin_cmds.config,
     serve_cmd.serve,
+    protocol_cmds.protocol,
 ):
+    cli.add_command(command)
+for command in verb_cmds.verb_commands():
     cli.add_command(command)
 
 

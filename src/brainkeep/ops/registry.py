@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from brainkeep.ops.catalog import Catalog
 from brainkeep.ops.page_ops import PAGE_OPERATIONS
+from brainkeep.ops.response_schemas import VERB_NAMES
 from brainkeep.ops.verb_ops import VERB_OPERATIONS
 
-VERB_NAMES = ("recall", "remember", "entity", "synthesize", "forget", "context_pack", "delta")
+__all__ = ["VERB_NAMES", "build_catalog"]
 
 
 def build_catalog() -> Catalog:

@@ -118,6 +118,8 @@ VERB_OPERATIONS: tuple[Operation, ...] = (
             Param("entity", "string", "Who or what the fact is about (name or slug)."),
             Param("kind", "string", "Kind of fact (default fact).", enum=FACT_KINDS),
             Param("visibility", "string", "world (default) or private.", enum=VISIBILITIES),
+            Param("session_id", "string", "Session to file the fact under (recall can filter "
+                  "by it)."),
         ),
         scope="write",
         handler=_remember,

@@ -20,7 +20,8 @@ T = TypeVar("T")
 
 def iso_z(moment: datetime) -> str:
     """ISO 8601 UTC with milliseconds and a literal Z (the wire timestamp shape)."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 _MICROS_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")

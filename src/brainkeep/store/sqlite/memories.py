@@ -31,8 +31,7 @@ class MemoriesMixin:
             "visibility, provenance, session_id, confidence, valid_from, valid_until, "
             "created_at, updated_at, origin, agent_id, org_id, thread_id, memory_type, scope, "
             "importance, tags, metadata, source_type, source_ref, created_by, decay_rate, "
-            "content_hash, prev_hash) VALUES "
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"content_hash, prev_hash) VALUES ({', '.join('?' * 29)})",
             (
                 uuid,
                 draft.source_id,

@@ -1,0 +1,120 @@
+"""CLI commands for the seven verbs, generated from the operation catalog.
+
+Each verb becomes `brainkeep <verb-name>`: its first required parameter is a
+positional argument, the rest are `--options`. Calls go through the same
+dispatcher as MCP, as the trusted local caller.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from brainkeep.cli.app import EXIT_CODES, CliContext, json_option
+from brainkeep.core.context import LOCAL
+from brainkeep.ops.catalog import Operation, Param
+from brainkeep.ops.dispatch import Dispatcher
+from brainkeep.ops.registry import build_catalog
+from brainkeep.ops.usage import UsageLog
+
+pass_cli = click.make_pass_decorator(CliContext, ensure=True)
+
+_SHORT = {"provenance": "-p", "entity": "-e"}
+_CLICK_TYPES: dict[str, Any] = {"string": str, "number": float, "integer": int}
+
+
+def _option(param: Param) -> Callable[[Any], Any]:
+    flag = "--" + param.name.replace("_", "-")
+    names = [flag] + ([_SHORT[param.name]] if param.name in _SHORT else [])
+    if param.type == "boolean":
+        return click.option(*names, param.name, is_flag=True, default=None, help=param.description)
+    kind = click.Choice(param.enum) if param.enum else _CLICK_TYPES.get(param.type, str)
+    return click.option(*names, param.name, type=kind, default=None, help=param.description)
+
+
+def _human_fact(f: dict[str, Any]) -> str:
+    where = f.get("entity_slug") or "-"
+    return f"[{f['fact_id']}] {f['fact']}  ({where}; {f.get('provenance')})"
+
+
+def _render_recall(r: dict[str, Any]) -> str:
+    lines = [_human_fact(f) for f in r["facts"]] or ["(no facts)"]
+    for res in r.get("results", []):
+        lines.append(f"page {res['slug']} — {res['title']} [{res['evidence']}]")
+    if "budget_tokens" in r:
+        used, budget, dropped = r["budget_used"], r["budget_tokens"], r["dropped_count"]
+        lines.append(f"budget {used}/{budget}, dropped {dropped}")
+    return "\n".join(lines)
+
+
+def _render_entity(r: dict[str, Any]) -> str:
+    if not r["found"]:
+        names = ", ".join(s["slug"] for s in r.get("suggestions", [])) or "none"
+        return f"not found (suggestions: {names})"
+    card = r["card"]
+    lines = [f"{card['entity']['title']} ({card['entity']['slug']}, {card['entity']['type']})"]
+    if card["aka"]:
+        lines.append("aka: " + ", ".join(card["aka"]))
+    if card["summary"]:
+        lines.append(card["summary"])
+    lines.extend(f"  {t['kind']}: {t['text']} ({t['date']})" for t in card["open_threads"])
+    lines.extend(f"  {e['direction']} {e['type']} {e['slug']}" for e in card["edges"])
+    lines.append(f"facts {card['active_fact_count']}, backlinks {card['backlink_count']}")
+    return "\n".join(lines)
+
+
+_RENDER: dict[str, Callable[[dict[str, Any]], str]] = {
+    "recall": _render_recall,
+    "entity": _render_entity,
+    "remember": lambda r: f"{r['status']}: fact {r['id']} ({r['status_text']})",
+    "forget": lambda r: f"fact {r['id']} " + ("expired" if r["expired"] else "was already expired"),
+    "synthesize": lambda r: r["answer"] + "\n\nsources: " + ", ".join(r["sources"]),
+    "context_pack": lambda r: r["text"] or "(empty pack)",
+    "delta": lambda r: (r["text"] or "(nothing changed)")
+    + ("\n(more pending: call again)" if r["has_more"] else ""),
+}
+
+
+def make_verb_command(op: Operation) -> click.Command:
+    """A click command running ``op`` locally through the dispatcher."""
+    positional = next((p for p in op.params if p.required), None)
+
+    @pass_cli
+    def run(cli: CliContext, **kwargs: Any) -> None:
+        brain = cli.brain()
+        dispatcher = Dispatcher(
+            build_catalog(), brain, surface="full", usage=UsageLog(cli.settings.usage_path)
+        )
+        params = {k: v for k, v in kwargs.items() if v is not None}
+        outcome = dispatcher.call(op.name, params, LOCAL)
+        if outcome.is_error:
+            payload = outcome.payload
+            if cli.json_mode:
+                click.echo(json.dumps(payload, indent=2, ensure_ascii=False), err=True)
+            else:
+                click.echo(f"error: {payload['message']}", err=True)
+                click.echo(f"  fix: {payload['suggestion']}", err=True)
+            raise SystemExit(EXIT_CODES.get(payload["error"], 1))
+        if cli.json_mode:
+            click.echo(json.dumps(outcome.payload, indent=2, ensure_ascii=False))
+        else:
+            click.echo(_RENDER[op.name](outcome.payload))
+
+    command = json_option(run)
+    for param in reversed(op.params):
+        if param is positional:
+            continue
+        command = _option(param)(command)
+    if positional is not None:
+        command = click.argument(positional.name)(command)
+    summary = str(op.annotations.get("title", op.name))
+    return click.command(name=op.name.replace("_", "-"), help=op.description, short_help=summary)(
+        command
+    )
+
+
+def verb_commands() -> list[click.Command]:
+    return [make_verb_command(op) for op in build_catalog().verbs]
