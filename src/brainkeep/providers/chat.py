@@ -105,6 +105,12 @@ def make_chat_provider(settings: ChatSettings, env: Mapping[str, str]) -> ChatPr
 
     if settings.provider == "none":
         return None
+    if settings.timeout_s <= 0:
+        raise InvalidInput(
+            f"chat timeout_s must be positive, got {settings.timeout_s}.",
+            suggestion="Set chat.timeout_s to a number of seconds such as 60.",
+            field="timeout_s",
+        )
     if settings.provider not in ("openai", "anthropic"):
         raise InvalidInput(
             f"Unknown chat provider {settings.provider!r}.",

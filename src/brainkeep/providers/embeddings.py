@@ -23,8 +23,9 @@ import numpy as np
 
 from brainkeep.errors import InvalidInput
 from brainkeep.providers._http import read_api_key, validate_base_url
-from brainkeep.providers.http_embeddings import HttpEmbeddingProvider
+from brainkeep.providers.http_embeddings import HTTP_BATCH_SIZE, HttpEmbeddingProvider
 from brainkeep.providers.local_embeddings import (
+    LOCAL_BATCH_SIZE,
     LOCAL_DIMENSIONS,
     LOCAL_MODEL_ALIASES,
     LocalEmbeddingProvider,
@@ -76,7 +77,8 @@ class EmbeddingSettings:
         api_key_env: ``http`` only: the NAME of the environment variable that
             holds the bearer key. The key itself never lives in config.
         timeout_s: ``http`` only: per-request timeout in seconds.
-        batch_size: texts per model run (``local``) or per request (``http``).
+        batch_size: texts per model run (``local``, default 16) or per request
+            (``http``, default 64); unset picks the provider's default.
     """
 
     provider: EmbeddingProviderName = "none"
@@ -85,7 +87,7 @@ class EmbeddingSettings:
     dimensions: int | None = None
     api_key_env: str | None = None
     timeout_s: float = 30.0
-    batch_size: int = 32
+    batch_size: int | None = None
 
 
 def make_embedding_provider(
@@ -105,11 +107,17 @@ def make_embedding_provider(
         InvalidInput: The settings are incomplete or contradictory, or the
             named API key variable is unset.
     """
-    if settings.batch_size < 1:
+    if settings.batch_size is not None and settings.batch_size < 1:
         raise InvalidInput(
             f"embedding batch_size must be at least 1, got {settings.batch_size}.",
-            suggestion="Set embeddings.batch_size to a positive integer such as 32.",
+            suggestion="Set embeddings.batch_size to a positive integer, or leave it unset.",
             field="batch_size",
+        )
+    if settings.timeout_s <= 0:
+        raise InvalidInput(
+            f"embedding timeout_s must be positive, got {settings.timeout_s}.",
+            suggestion="Set embeddings.timeout_s to a number of seconds such as 30.",
+            field="timeout_s",
         )
     if settings.provider == "none":
         return None
@@ -141,7 +149,7 @@ def _make_local(settings: EmbeddingSettings) -> LocalEmbeddingProvider:
             suggestion=f"Leave embeddings.dimensions unset or set it to {LOCAL_DIMENSIONS}.",
             field="dimensions",
         )
-    return LocalEmbeddingProvider(batch_size=settings.batch_size)
+    return LocalEmbeddingProvider(batch_size=settings.batch_size or LOCAL_BATCH_SIZE)
 
 
 def _make_http(settings: EmbeddingSettings, env: Mapping[str, str]) -> HttpEmbeddingProvider:
@@ -168,6 +176,6 @@ def _make_http(settings: EmbeddingSettings, env: Mapping[str, str]) -> HttpEmbed
         dimensions=settings.dimensions,
         api_key=read_api_key(settings.api_key_env, env),
         timeout_s=settings.timeout_s,
-        batch_size=settings.batch_size,
+        batch_size=settings.batch_size or HTTP_BATCH_SIZE,
         api_key_env=settings.api_key_env,
     )

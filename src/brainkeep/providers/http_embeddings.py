@@ -18,6 +18,9 @@ import numpy as np
 from brainkeep.providers._http import malformed, post_json, redact_url
 
 _PROVIDER = "embedding"
+# Inputs per request: well under every server's limit (OpenAI allows 2048) and
+# small enough that one slow batch does not run into the timeout.
+HTTP_BATCH_SIZE = 64
 
 
 class HttpEmbeddingProvider:
@@ -33,7 +36,7 @@ class HttpEmbeddingProvider:
         dimensions: int,
         api_key: str | None,
         timeout_s: float = 30.0,
-        batch_size: int = 32,
+        batch_size: int = HTTP_BATCH_SIZE,
         api_key_env: str | None = None,
     ) -> None:
         """Create the client; nothing is sent until ``embed``.
