@@ -41,16 +41,16 @@ async def main() -> None:
 
         saved = await call(
             client, "remember", fact="Alice prefers async updates over meetings",
-            provenance="agent_demo.py", entity="Alice Example", kind="preference",
+            provenance="agent_demo.py", entity="Alice Chen", kind="preference",
         )
         print(f"remember -> {saved['status']} fact {saved['id']} about {saved['entity_slug']}")
 
-        recalled = await call(client, "recall", entity="Alice Example", budget_tokens=200)
+        recalled = await call(client, "recall", entity="Alice Chen", budget_tokens=200)
         print(f"recall   -> {recalled['total']} fact(s):")
         for fact in recalled["facts"]:
             print(f"   [{fact['fact_id']}] {fact['fact']}  (provenance: {fact['provenance']})")
 
-        card = await call(client, "entity", name="Alice Example")
+        card = await call(client, "entity", name="Alice Chen")
         if card["found"]:
             entity = card["card"]["entity"]
             print(f"entity   -> {entity['title']} ({entity['slug']}): {card['card']['summary']}")

@@ -40,7 +40,9 @@ async def session(home: Path, *args: str) -> AsyncIterator[ClientSession]:
         yield client
 
 
-async def call(client: ClientSession, tool: str, /, **arguments: Any) -> tuple[dict[str, Any], bool]:
+async def call(
+    client: ClientSession, tool: str, /, **arguments: Any
+) -> tuple[dict[str, Any], bool]:
     result = await client.call_tool(tool, arguments)
     assert len(result.content) == 1 and result.content[0].type == "text"
     return json.loads(result.content[0].text), bool(result.is_error)

@@ -22,7 +22,10 @@ Ada wrote the first published algorithm. She worked with [[people/charles-babbag
 
 def test_card_for_an_alias(harness: VerbHarness) -> None:
     harness.page("people/ada-lovelace", ADA)
-    harness.page("people/charles-babbage", "---\ntitle: Charles Babbage\ncolleague_of: people/ada-lovelace\n---\n")
+    harness.page(
+        "people/charles-babbage",
+        "---\ntitle: Charles Babbage\ncolleague_of: people/ada-lovelace\n---\n",
+    )
     harness.ok("remember", fact="Will send the draft Friday", provenance="t",
                entity="people/ada-lovelace", kind="commitment")
     harness.ok("remember", fact="Likes tea", provenance="t", entity="people/ada-lovelace")

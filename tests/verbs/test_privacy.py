@@ -57,7 +57,9 @@ REMOTE_PROBES: list[tuple[str, dict[str, Any]]] = [
 
 
 @pytest.mark.parametrize(("op", "params"), REMOTE_PROBES)
-def test_remote_never_sees_the_sentinel(seeded: VerbHarness, op: str, params: dict[str, Any]) -> None:
+def test_remote_never_sees_the_sentinel(
+    seeded: VerbHarness, op: str, params: dict[str, Any]
+) -> None:
     payload, _ = seeded.call(op, **params)
     assert SENTINEL not in json.dumps(payload)
 

@@ -90,7 +90,9 @@ def test_forget_is_idempotent_and_keeps_the_row(harness: VerbHarness) -> None:
     assert kinds == ["memory.insert", "memory.expire"]
 
 
-@pytest.mark.parametrize("bad", ["999999", "people/ada", "", "01a22b26-bb22-72ce-9ab7-5ef26990480d"])
+@pytest.mark.parametrize(
+    "bad", ["999999", "people/ada", "", "01a22b26-bb22-72ce-9ab7-5ef26990480d"]
+)
 def test_forget_unknown_is_not_found(harness: VerbHarness, bad: str) -> None:
     payload = harness.err("forget", id=bad)
     assert payload["error"] == "not_found" and payload["suggestion"]

@@ -128,10 +128,30 @@ def read_text_arg(path: str | None) -> str:
                 "No content given.",
                 suggestion="Pass --file PATH, or pipe the markdown on stdin.",
             )
-        return sys.stdin.read()
+        try:
+            return sys.stdin.read()
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(
+                "stdin is not UTF-8 text.",
+                suggestion="Pipe UTF-8 markdown, or pass --file PATH.",
+                detail=str(exc),
+            ) from exc
     file = Path(path)
     if not file.is_file():
         raise InvalidInput(
             f"No such file: {path}", suggestion="Check the path and retry.", field="file"
         )
-    return file.read_text(encoding="utf-8")
+    try:
+        return file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(
+            f"{path} is not UTF-8 text.",
+            suggestion="Save the file as UTF-8 (markdown) and retry.",
+            detail=str(exc),
+            field="file",
+        ) from exc
+    except OSError as exc:
+        raise InvalidInput(
+            f"Cannot read {path}.", suggestion="Check the file's permissions.", detail=str(exc),
+            field="file",
+        ) from exc

@@ -41,6 +41,7 @@ def serve(
     stdout belongs to the MCP protocol on stdio; logs go to stderr.
     """
     brain = cli.brain()
+    brain.store.optimize()  # a long-running server should plan with fresh statistics
     settings = cli.settings
     surface = surface or str(settings.get("mcp_surface") or "full")
     stop = threading.Event()

@@ -31,7 +31,10 @@ def _option(param: Param) -> Callable[[Any], Any]:
     names = [flag] + ([_SHORT[param.name]] if param.name in _SHORT else [])
     if param.type == "boolean":
         return click.option(*names, param.name, is_flag=True, default=None, help=param.description)
-    kind = click.Choice(param.enum) if param.enum else _CLICK_TYPES.get(param.type, str)
+    # Counts read better as integers on a command line than JSON's "number".
+    kind: Any = int if param.name == "limit" else _CLICK_TYPES.get(param.type, str)
+    if param.enum:
+        kind = click.Choice(param.enum)
     return click.option(*names, param.name, type=kind, default=None, help=param.description)
 
 

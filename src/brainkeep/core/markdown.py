@@ -34,6 +34,20 @@ _H2_RE = re.compile(r"^##[ \t]+\S", re.M)
 _TIMELINE_LINE_RE = re.compile(r"^[-*][ \t]+(\d{4}-\d{2}-\d{2})[ \t]*:[ \t]*(.+?)[ \t]*$")
 
 
+def normalize_content(content: str) -> str:
+    """Canonical page text: LF line endings, no leading byte-order mark.
+
+    Pages are hashed and parsed in this form, so a note saved on Windows
+    (CRLF, often with a BOM) keeps its frontmatter and timeline, and
+    import(export(brain)) reproduces the same content hash.
+    """
+    if content.startswith("\ufeff"):
+        content = content[1:]
+    if "\r" in content:
+        content = content.replace("\r\n", "\n").replace("\r", "\n")
+    return content
+
+
 def split_frontmatter(content: str) -> tuple[dict[str, Any], str]:
     """Split ``content`` into (frontmatter mapping, body).
 

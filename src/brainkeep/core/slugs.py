@@ -63,7 +63,9 @@ def normalize_alias(text: str) -> str:
 
     'Dr. Zoë O'Brien-Smith' -> 'dr zoe o brien smith'.
     """
-    folded = strip_accents(text).casefold()
+    # ASCII text has no accents to strip, and casefold() equals lower() on it:
+    # skipping the NFKD pass matters on bulk import (every title and alias).
+    folded = text.lower() if text.isascii() else strip_accents(text).casefold()
     words = re.sub(r"[^0-9a-z]+", " ", folded)
     return " ".join(words.split())
 

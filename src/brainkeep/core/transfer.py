@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +62,10 @@ def import_dir(pages: PageService, root: Path, progress: Progress | None = None)
         )
     files = markdown_files(root)
     summary = ImportSummary()
+    # The model must not run while a batch holds the write lock: import
+    # writes text only, and the caller backfills vectors afterwards
+    # (`brainkeep import` does; a library caller runs core.embedding_jobs).
+    pages = dataclasses.replace(pages, embedder=None)
     for start in range(0, len(files), IMPORT_BATCH):
         batch = files[start : start + IMPORT_BATCH]
         with pages.store.transaction():
@@ -69,8 +74,9 @@ def import_dir(pages: PageService, root: Path, progress: Progress | None = None)
                 try:
                     slug = validate_slug(slug_for_path(root, path), field="path")
                     content = path.read_text(encoding="utf-8")
-                    with pages.store.transaction():  # a savepoint per file
-                        result = pages.put_page(slug, content, actor="import")
+                    # put_page's own transaction is a savepoint here, so a
+                    # failing file rolls back alone.
+                    result = pages.put_page(slug, content, actor="import")
                 except UnicodeDecodeError as exc:
                     summary.failed.append((rel, f"not UTF-8 text: {exc.reason}"))
                 except (BrainkeepError, OSError) as exc:
@@ -84,6 +90,8 @@ def import_dir(pages: PageService, root: Path, progress: Progress | None = None)
                         summary.unchanged += 1
                 if progress:
                     progress(start + offset + 1, len(files), rel)
+    if summary.added or summary.updated:
+        pages.store.optimize()  # bulk writes: refresh planner statistics
     return summary
 
 

@@ -16,7 +16,6 @@ if TYPE_CHECKING:
 SUMMARY_CHARS = 160
 OPEN_THREADS_CAP = 3
 EDGES_CAP = 10
-FACTS_FETCH_CAP = 100
 RECENT_EVENT_DAYS = 90
 
 
@@ -55,19 +54,19 @@ def build_card(brain: Brain, page: Page, caller: Caller) -> CardParts:
     store, source = brain.store, brain.source_id
     include_private = caller.include_private
     now = brain.clock.now()
-    facts = store.list_memories(
+    now_ts = brain.clock.now_ts()
+    commitments = store.list_memories(
         source,
-        now=brain.clock.now_ts(),
+        now=now_ts,
         entity_slug=page.slug,
         include_private=include_private,
-        limit=FACTS_FETCH_CAP,
+        kinds=("commitment",),
+        limit=OPEN_THREADS_CAP,
     )
     timeline = store.timeline(page.id)
     threads: list[dict[str, Any]] = [
-        {"kind": "commitment", "text": m.text, "date": m.valid_from}
-        for m in facts
-        if m.kind == "commitment"
-    ][:OPEN_THREADS_CAP]
+        {"kind": "commitment", "text": m.text, "date": m.valid_from} for m in commitments
+    ]
     if len(threads) < OPEN_THREADS_CAP:
         cutoff = (now.date() - timedelta(days=RECENT_EVENT_DAYS)).isoformat()
         recent = [e for e in reversed(timeline[-5:]) if e.date >= cutoff and _is_date(e.date)]
@@ -88,7 +87,9 @@ def build_card(brain: Brain, page: Page, caller: Caller) -> CardParts:
         "backlink_count": store.count_backlinks(
             source, page.slug, include_private=include_private, exclude_type="mentions"
         ),
-        "active_fact_count": len(facts),
+        "active_fact_count": store.count_active_memories(
+            source, page.slug, now_ts, include_private=include_private
+        ),
     }
     return CardParts(card, threads)
 

@@ -47,6 +47,10 @@ class SQLiteEngine:
         self._local = _Local()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
+        # Threads of one process queue here for the write lock: SQLite's busy
+        # handler sleeps in growing steps, which turns contention into long
+        # tail latency. Other processes still wait through busy_timeout.
+        self._write_lock = threading.Lock()
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self.migrate()
@@ -78,6 +82,16 @@ class SQLiteEngine:
         if self._local.conn is None:
             self._local.conn = self._connect()
         return self._local.conn
+
+    def optimize(self) -> None:
+        """Refresh the query planner's statistics (bounded work, ~10 ms).
+
+        Without statistics SQLite can pick an index that walks every page;
+        call this after bulk writes and when a server starts.
+        """
+        self.execute("PRAGMA analysis_limit = 1000")
+        with self.transaction():
+            self.execute("ANALYZE")
 
     def close(self) -> None:
         """Close every connection this engine opened."""
@@ -126,34 +140,37 @@ class SQLiteEngine:
         local = self._local
         conn = self.conn
         depth = local.depth
+        if depth == 0:
+            self._write_lock.acquire()
         try:
-            if depth == 0:
-                conn.execute("BEGIN IMMEDIATE")
-            else:
-                conn.execute(f"SAVEPOINT sp{depth}")
-        except sqlite3.Error as exc:
-            raise _translate(exc) from exc
-        local.depth = depth + 1
-        try:
-            yield
-        except BaseException:
+            try:
+                conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT sp{depth}")
+            except sqlite3.Error as exc:
+                raise _translate(exc) from exc
+            local.depth = depth + 1
+            try:
+                yield
+            except BaseException:
+                local.depth = depth
+                try:
+                    if depth == 0:
+                        conn.execute("ROLLBACK")
+                    else:
+                        conn.execute(f"ROLLBACK TO sp{depth}")
+                        conn.execute(f"RELEASE sp{depth}")
+                except sqlite3.Error:
+                    pass
+                raise
             local.depth = depth
             try:
-                if depth == 0:
+                conn.execute("COMMIT" if depth == 0 else f"RELEASE sp{depth}")
+            except sqlite3.Error as exc:
+                if depth == 0 and conn.in_transaction:
                     conn.execute("ROLLBACK")
-                else:
-                    conn.execute(f"ROLLBACK TO sp{depth}")
-                    conn.execute(f"RELEASE sp{depth}")
-            except sqlite3.Error:
-                pass
-            raise
-        local.depth = depth
-        try:
-            conn.execute("COMMIT" if depth == 0 else f"RELEASE sp{depth}")
-        except sqlite3.Error as exc:
-            if depth == 0 and conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise _translate(exc) from exc
+                raise _translate(exc) from exc
+        finally:
+            if depth == 0:
+                self._write_lock.release()
 
     # -- migrations --------------------------------------------------------
 

@@ -7,10 +7,17 @@ import sqlite3
 
 from brainkeep.core.models import Event, Memory, Page
 
-PAGE_COLUMNS = (
-    "id, source_id, slug, title, type, frontmatter, body, content, content_hash, visibility, "
-    "summary, created_at, updated_at, last_retrieved_at, deleted_at"
+_PAGE_FIELDS = (
+    "id", "source_id", "slug", "title", "type", "frontmatter", "body", "content",
+    "content_hash", "visibility", "summary", "created_at", "updated_at", "last_retrieved_at",
+    "deleted_at",
 )
+PAGE_COLUMNS = ", ".join(_PAGE_FIELDS)
+
+
+def page_columns(alias: str) -> str:
+    """PAGE_COLUMNS qualified by a table alias, for joins."""
+    return ", ".join(f"{alias}.{name}" for name in _PAGE_FIELDS)
 
 
 def page_from_row(row: sqlite3.Row) -> Page:

@@ -1,0 +1,123 @@
+"""The SQLite engine: pragmas, transactions, savepoints, error translation."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from brainkeep.core.models import NewEvent
+from brainkeep.errors import StoreError
+from brainkeep.store import SQLiteStore
+from brainkeep.store.sqlite.engine import BUSY_TIMEOUT_MS
+
+NOW = "2025-01-01T00:00:00.000000Z"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SQLiteStore]:
+    opened = SQLiteStore(tmp_path / "brain.db")
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def event(n: int) -> NewEvent:
+    return NewEvent(kind="test.event", subject_type="test", subject_id=str(n), payload={"n": n})
+
+
+def test_connection_pragmas(store: SQLiteStore) -> None:
+    db = store.db
+    assert db.scalar("PRAGMA journal_mode") == "wal"
+    assert db.scalar("PRAGMA foreign_keys") == 1
+    assert db.scalar("PRAGMA busy_timeout") == BUSY_TIMEOUT_MS
+    assert db.scalar("PRAGMA synchronous") == 2  # FULL: a returned write is on disk
+
+
+def test_transaction_commits_and_rolls_back(store: SQLiteStore) -> None:
+    with store.transaction():
+        store.append_event(event(1), NOW)
+    with pytest.raises(RuntimeError), store.transaction():
+        store.append_event(event(2), NOW)
+        raise RuntimeError("boom")
+    assert [e.subject_id for e in store.iter_events()] == ["1"]
+
+
+def test_nested_transaction_is_a_savepoint(store: SQLiteStore) -> None:
+    with store.transaction():
+        store.append_event(event(1), NOW)
+        with pytest.raises(ValueError), store.transaction():
+            store.append_event(event(2), NOW)
+            raise ValueError("inner fails alone")
+        store.append_event(event(3), NOW)
+    events = list(store.iter_events())
+    assert [e.subject_id for e in events] == ["1", "3"]
+    assert [e.seq for e in events] == [1, 2]  # the chain has no hole
+
+
+def test_other_connections_see_only_committed_writes(store: SQLiteStore, tmp_path: Path) -> None:
+    other = sqlite3.connect(tmp_path / "brain.db")
+    try:
+        with store.transaction():
+            store.append_event(event(1), NOW)
+            assert other.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 0
+        assert other.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 1
+    finally:
+        other.close()
+
+
+def test_each_thread_gets_its_own_connection(store: SQLiteStore) -> None:
+    seen: list[int] = []
+
+    def work(n: int) -> None:
+        with store.transaction():
+            store.append_event(event(n), NOW)
+        seen.append(id(store.db.conn))
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(seen)) == 4
+    assert sorted(int(e.subject_id) for e in store.iter_events()) == [0, 1, 2, 3]
+
+
+def test_driver_errors_become_store_errors(store: SQLiteStore) -> None:
+    with pytest.raises(StoreError) as info:
+        store.db.execute("SELECT * FROM no_such_table")
+    assert isinstance(info.value.__cause__, sqlite3.OperationalError)
+    assert info.value.code == "internal"
+
+
+def test_locked_database_is_a_clear_store_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from brainkeep.store.sqlite import engine
+
+    path = tmp_path / "brain.db"
+    SQLiteStore(path).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    monkeypatch.setattr(engine, "BUSY_TIMEOUT_MS", 50)  # the real wait is 30 s
+    store = SQLiteStore(path)
+    try:
+        with pytest.raises(StoreError, match="locked"), store.transaction():
+            pass
+    finally:
+        store.close()
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+def test_meta_and_size(store: SQLiteStore) -> None:
+    with store.transaction():
+        store.set_meta("k", "v1")
+        store.set_meta("k", "v2")
+    assert store.get_meta("k") == "v2"
+    assert store.get_meta("missing") is None
+    assert store.size_bytes() > 0
