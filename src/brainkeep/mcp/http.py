@@ -1,0 +1,258 @@
+"""MCP over Streamable HTTP: ``/mcp`` (bearer tokens) and ``GET /health``.
+
+The official SDK serves the protocol with JSON responses. Clients that
+``initialize`` get an SDK session (cheaper per call); every other request, and
+any whose session is gone after a restart, is served statelessly
+(``mcp/routing.py``), so no client depends on server-side session state and a
+restart loses nothing. In front of it sits the gate (``mcp/gate.py``: per-IP
+and per-token rate limits, body cap, bearer auth, per-request deadline). The
+transport only translates: scope checks, privacy fences and usage logging
+happen in the dispatcher and below.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import logging
+import signal
+import socket
+import sys
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import uvicorn
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from brainkeep import __version__
+from brainkeep.brain import Brain
+from brainkeep.config import Settings
+from brainkeep.core.tokens import TokenService
+from brainkeep.errors import BrainkeepError, InvalidInput
+from brainkeep.mcp.auth import caller_from_request
+from brainkeep.mcp.gate import GateLimits, McpGate
+from brainkeep.mcp.limits import RateLimiter
+from brainkeep.mcp.routing import SessionRouter
+from brainkeep.mcp.server import build_server
+from brainkeep.ops.dispatch import Dispatcher
+from brainkeep.ops.registry import build_catalog
+from brainkeep.ops.usage import UsageLog
+
+log = logging.getLogger("brainkeep.http")
+
+MCP_PATH = "/mcp"
+# Sessions only save per-request setup (see mcp/routing.py); an expired or
+# over-cap one falls back to stateless serving, so these bound memory only.
+SESSION_IDLE_S = 600
+MAX_SESSIONS = 2000
+SHUTDOWN_GRACE_S = 10
+# Connections beyond this get 503 from uvicorn instead of queueing without bound.
+MAX_CONCURRENT_CONNECTIONS = 512
+_LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
+
+
+def is_loopback(bind: str) -> bool:
+    """Whether ``bind`` only accepts connections from this machine.
+
+    Hostnames other than localhost count as non-loopback (fail closed).
+    """
+    host = bind.strip().strip("[]")
+    if host.lower() in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind_allowed(bind: str, tokens: TokenService) -> None:
+    """Refuse to expose the brain beyond this machine with no way to authenticate.
+
+    Raises:
+        InvalidInput: ``bind`` is not loopback and no usable token exists.
+    """
+    if is_loopback(bind) or tokens.has_usable_tokens():
+        return
+    raise InvalidInput(
+        f"Refusing to serve on {bind}: it is reachable from other machines and no "
+        "bearer token exists, so no agent could ever authenticate.",
+        suggestion="Create a token first (`brainkeep token create --name NAME --scopes "
+        "read,write`), or bind 127.0.0.1 to serve this machine only.",
+        field="bind",
+    )
+
+
+def _security(bind: str) -> TransportSecuritySettings | None:
+    """DNS-rebinding protection for loopback binds (as the SDK does for localhost).
+
+    On other addresses the public host name is unknown to us, and bearer
+    tokens are never sent ambiently by a browser, so rebinding gains nothing.
+    """
+    if not is_loopback(bind):
+        return None
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+    )
+
+
+def limits_from(settings: Settings) -> tuple[GateLimits, int, int]:
+    """(gate limits, per-token rate, per-IP rate) from the config keys ``http.*``."""
+    limits = GateLimits(
+        max_body_bytes=int(settings.get("http.max_body_bytes")),
+        request_timeout_s=float(settings.get("http.request_timeout_s")),
+    )
+    return (
+        limits,
+        int(settings.get("http.rate_per_minute")),
+        int(settings.get("http.ip_rate_per_minute")),
+    )
+
+
+def build_http_app(brain: Brain, settings: Settings, *, surface: str, bind: str) -> McpFront:
+    """The ASGI app: ``/mcp`` behind the gate, ``/health`` open."""
+    dispatcher = Dispatcher(
+        build_catalog(), brain, surface=surface, usage=UsageLog(settings.usage_path)
+    )
+    server = build_server(dispatcher, lambda ctx: caller_from_request(ctx.request))
+    limits, token_rate, ip_rate = limits_from(settings)
+    common: dict[str, Any] = {
+        "json_response": True,
+        "security_settings": _security(bind),
+        # The gate enforces the configured cap first; the SDK's own check stays
+        # as a second line at the same size.
+        "max_request_body_size": max(1, limits.max_body_bytes),
+    }
+    sessions = StreamableHTTPSessionManager(
+        app=server,
+        stateless=False,
+        session_idle_timeout=SESSION_IDLE_S,
+        max_sessions=MAX_SESSIONS,
+        **common,
+    )
+    stateless = StreamableHTTPSessionManager(app=server, stateless=True, **common)
+    gate = McpGate(
+        SessionRouter(StreamableHTTPASGIApp(sessions), StreamableHTTPASGIApp(stateless)),
+        tokens=TokenService(brain.store, brain.clock),
+        ip_limiter=RateLimiter(ip_rate),
+        token_limiter=RateLimiter(token_rate),
+        limits=limits,
+    )
+
+    async def health(_request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok", "version": __version__})
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        async with sessions.run(), stateless.run():
+            yield
+
+    rest = Starlette(routes=[Route("/health", health, methods=["GET"])], lifespan=lifespan)
+    return McpFront(gate, rest)
+
+
+class McpFront:
+    """``/mcp`` straight to the gate; everything else (health, 404s, lifespan) to Starlette.
+
+    The gate is its own error edge, so Starlette's error and routing layers
+    would only add a few coroutine frames to every hot-path message.
+    """
+
+    def __init__(self, mcp: ASGIApp, rest: Starlette) -> None:
+        self.mcp = mcp
+        self.rest = rest
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == MCP_PATH:
+            await self.mcp(scope, receive, send)
+        else:
+            await self.rest(scope, receive, send)
+
+
+def _listen(bind: str, port: int) -> socket.socket:
+    """Bind the listening socket ourselves: a clear error, and the real port for --port 0."""
+    family = socket.AF_INET6 if ":" in bind.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((bind.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        raise BrainkeepError(
+            f"Cannot listen on {bind}:{port}.",
+            suggestion="Pick another --port (or stop the process using it), and check --bind.",
+            detail=str(exc),
+        ) from exc
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+class _Server(uvicorn.Server):
+    """uvicorn, except that SIGINT/SIGTERM mean "drain and exit 0".
+
+    uvicorn re-raises the captured signal after its graceful shutdown, which
+    would turn a clean stop into a KeyboardInterrupt or a signal exit status.
+    """
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        handled = (signal.SIGINT, signal.SIGTERM)
+        originals = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
+        try:
+            yield
+        finally:
+            for sig, handler in originals.items():
+                signal.signal(sig, handler)
+
+
+def run_http_server(
+    brain: Brain, settings: Settings, *, surface: str, bind: str, port: int
+) -> None:
+    """Serve MCP over HTTP until SIGINT/SIGTERM, then finish in-flight requests and return.
+
+    Raises:
+        InvalidInput: a non-loopback ``bind`` while no token exists.
+        BrainkeepError: the address cannot be bound.
+    """
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    tokens = TokenService(brain.store, brain.clock)
+    check_bind_allowed(bind, tokens)
+    app = build_http_app(brain, settings, surface=surface, bind=bind)
+    sock = _listen(bind, port)
+    actual_port = sock.getsockname()[1]
+    host = f"[{bind.strip('[]')}]" if ":" in bind.strip("[]") else bind
+    print(
+        f"brainkeep: MCP over HTTP at http://{host}:{actual_port}{MCP_PATH} "
+        f"(surface={surface}; health at /health)",
+        file=sys.stderr,
+        flush=True,
+    )
+    if not tokens.has_usable_tokens():
+        print(
+            "brainkeep: no usable token yet; every /mcp request will get 401. Create one with "
+            "`brainkeep token create --name NAME --scopes read,write`.",
+            file=sys.stderr,
+            flush=True,
+        )
+    config: dict[str, Any] = {
+        "log_level": "warning",
+        "access_log": False,  # request lines are noise at this rate; errors still log
+        "lifespan": "on",
+        "timeout_graceful_shutdown": SHUTDOWN_GRACE_S,
+        "limit_concurrency": MAX_CONCURRENT_CONNECTIONS,
+        "server_header": False,
+    }
+    server = _Server(uvicorn.Config(app, **config))
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+    print("brainkeep: HTTP server stopped", file=sys.stderr, flush=True)
