@@ -1,0 +1,1 @@
+"""The Mnemo gRPC front end: server, servicer, proto and generated stubs."""

@@ -139,6 +139,12 @@ class Scored:
     graph: float = 0.0
     recency: float = 0.0
     rank: int = 0
+    # Accesses counted but not yet written to the row (see core.mnemo.reads).
+    unwritten_accesses: int = 0
+
+    @property
+    def access_count(self) -> int:
+        return self.memory.access_count + self.unwritten_accesses
 
 
 @dataclass(frozen=True)
@@ -181,6 +187,8 @@ class AuditEvent:
     agent_id: str
     thread_id: str | None
     strategy: str | None
+    # memory.recall events: the agents whose reads the event records.
+    readers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

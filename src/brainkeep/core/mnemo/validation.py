@@ -42,8 +42,8 @@ def agent_id(value: str | None, *, field: str = "agent_id", default: str | None 
 
 
 def org_id(value: str | None) -> str | None:
-    """A tenant id follows the agent id rule; unset means the no-org tenant."""
-    return None if value is None else agent_id(value, field="org_id")
+    """A tenant id follows the agent id rule; unset (or empty) means the no-org tenant."""
+    return agent_id(value, field="org_id") if value else None
 
 
 def label(value: str | None, field: str, *, required: bool = False,
@@ -95,7 +95,7 @@ def json_object(text: str | None, field: str, *, allow_any: bool = False) -> Any
         raise InvalidInput(f"`{field}` is longer than {MAX_JSON_CHARS} characters.", field=field)
     try:
         value = json.loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise InvalidInput(
             f"`{field}` is not valid JSON: {exc.msg} at position {exc.pos}.",
             suggestion=f'Send `{field}` as a JSON object, e.g. {{"source": "chat"}}.',

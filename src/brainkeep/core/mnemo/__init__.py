@@ -1,0 +1,8 @@
+"""The Mnemo domain services: the gRPC API's semantics, transport-free.
+
+``service.MnemoService`` (what ``Brain.mnemo`` holds) has one method per
+Mnemo RPC, each a thin call into the module that owns the rule: remember,
+recall (+ ranking), forget, sharing, delegation, checkpoints, consolidate,
+chain (Verify), trajectory, subject. ``models`` holds the shared values and
+is imported by the store layer, so this package imports nothing eagerly.
+"""

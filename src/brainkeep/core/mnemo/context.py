@@ -1,0 +1,90 @@
+"""What every Mnemo service shares: the store, the clock, the source, the vector seam."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from brainkeep.core.clock import Clock
+from brainkeep.core.mnemo.reads import ReadLog
+from brainkeep.core.mnemo.writer import GroupCommit
+from brainkeep.core.models import Event, Memory, NewEvent
+
+if TYPE_CHECKING:  # the store protocol imports our models: type-only to avoid a cycle
+    from brainkeep.store.mnemo_base import MnemoStore
+
+T = TypeVar("T")
+
+
+class MemoryVectors(Protocol):
+    """The vector arm of recall (the embeddings work plugs in here; None today).
+
+    ``search_memories`` returns ``(memories.id, cosine)`` pairs, best first,
+    optionally restricted to ``memory_ids_filter``. Visibility is applied
+    afterwards by the store, so the arm may return ids the caller cannot read.
+    """
+
+    def search_memories(
+        self, query: str, memory_ids_filter: list[int] | None, limit: int
+    ) -> list[tuple[int, float]]: ...
+
+
+class MemoryIndexer(Protocol):
+    """Stores a vector for each new memory (the embeddings service); optional.
+
+    ``embed_memory`` runs the model before the write transaction (None when
+    the provider failed: `brainkeep embed` fills the vector in later);
+    ``write_memory`` stores it inside the memory's own transaction.
+    """
+
+    def embed_memory(self, text: str) -> Any | None: ...
+    def write_memory(self, memory: Memory, vector: Any) -> None: ...
+
+
+@dataclass(frozen=True)
+class MnemoContext:
+    """Dependencies of the Mnemo services, handed down by ``Brain``."""
+
+    store: MnemoStore
+    clock: Clock
+    source_id: str
+    vectors: MemoryVectors | None = None
+    indexer: MemoryIndexer | None = None
+    _writer: GroupCommit = field(init=False, compare=False, repr=False)
+    reads: ReadLog = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_writer", GroupCommit(self.store))
+        object.__setattr__(self, "reads", ReadLog(self))
+
+    def transact(self, work: Callable[[], T]) -> T:
+        """Run ``work`` in a committed write transaction (group commit, see ``writer``)."""
+        return self._writer.run(work)
+
+    def log(self, kind: str, subject_type: str, subject_id: str, payload: dict[str, Any],
+            *, actor: str, now: str) -> Event:
+        """Append one event (call inside the write's transaction)."""
+        return self.store.append_event(
+            NewEvent(kind=kind, subject_type=subject_type, subject_id=subject_id,
+                     payload=payload, source_id=self.source_id, actor=actor),
+            now,
+        )
+
+    def log_memory(self, event_kind: str, memory: Memory, *, actor: str, now: str,
+                   **extra: Any) -> Event:
+        """Append a memory event.
+
+        The payload always carries the row's ``content_hash`` (``verify_brain``
+        compares the newest one with the column) and never its text or
+        metadata: erasure must not leave content in the immutable log.
+        """
+        payload: dict[str, Any] = {
+            "id": memory.id,
+            "content_hash": memory.content_hash,
+            "agent_id": actor,
+            "owner": memory.agent_id,
+            "thread_id": memory.thread_id,
+        }
+        payload.update(extra)
+        return self.log(event_kind, "memory", memory.uuid, payload, actor=actor, now=now)

@@ -1,0 +1,114 @@
+"""Ranked lists and their fusion: query terms, BM25 without FTS, weighted RRF.
+
+Hybrid recall fuses up to four ranked lists with weighted reciprocal rank
+fusion: ``score(m) = sum_i w_i / (k + rank_i(m))`` over the lists ``m`` is in
+(rank 1 = best). Weights are given in ``ScoreBreakdown`` field order:
+``[vector, bm25, graph, recency]``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from brainkeep.core.mnemo.models import Scored
+from brainkeep.core.models import Memory
+from brainkeep.core.slugs import strip_accents
+from brainkeep.errors import InvalidInput
+
+MAX_QUERY_TERMS = 16
+LISTS = ("vector", "bm25", "graph", "recency")
+DEFAULT_WEIGHTS = (1.0, 1.0, 0.5, 0.25)
+DEFAULT_RRF_K = 60.0
+
+
+def query_terms(query: str) -> list[str]:
+    """Lowercase, accent-folded word terms, de-duplicated and capped."""
+    words = re.findall(r"\w+", strip_accents(query).lower())
+    return list(dict.fromkeys(words))[:MAX_QUERY_TERMS]
+
+
+def fts_query(terms: list[str], operator: str = "OR") -> str:
+    """An FTS5 MATCH expression joining the terms; quoting keeps FTS syntax out."""
+    return f" {operator} ".join(f'"{term}"' for term in terms)
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """Validated fusion parameters."""
+
+    weights: tuple[float, float, float, float] = DEFAULT_WEIGHTS
+    k: float = DEFAULT_RRF_K
+
+    @classmethod
+    def parse(cls, weights: tuple[float, ...], k: float | None) -> Fusion:
+        """Check ``hybrid_weights`` (none or four, finite, >= 0, not all 0) and ``rrf_k``."""
+        if weights and len(weights) != len(LISTS):
+            raise InvalidInput(
+                f"`hybrid_weights` needs {len(LISTS)} numbers ({', '.join(LISTS)}); "
+                f"got {len(weights)}.",
+                field="hybrid_weights",
+            )
+        if weights and (
+            any(not math.isfinite(w) or w < 0 for w in weights) or not any(weights)
+        ):
+            raise InvalidInput(
+                "`hybrid_weights` must be finite, >= 0 and not all zero.", field="hybrid_weights"
+            )
+        if k is not None and (not math.isfinite(k) or k <= 0):
+            raise InvalidInput("`rrf_k` must be a positive number.", field="rrf_k")
+        chosen = tuple(float(w) for w in weights) if weights else DEFAULT_WEIGHTS
+        return cls(weights=chosen, k=DEFAULT_RRF_K if k is None else float(k))  # type: ignore[arg-type]
+
+    def fuse(self, lists: dict[str, list[Memory]], limit: int) -> list[Scored]:
+        """Weighted RRF of the named lists; each result keeps its per-list contribution."""
+        by_id: dict[int, Memory] = {}
+        parts: dict[int, dict[str, float]] = {}
+        for name, weight in zip(LISTS, self.weights, strict=True):
+            for rank, memory in enumerate(lists.get(name, []), start=1):
+                by_id.setdefault(memory.id, memory)
+                parts.setdefault(memory.id, {})[name] = weight / (self.k + rank)
+        ordered = sorted(
+            parts, key=lambda mid: (-sum(parts[mid].values()), -by_id[mid].id)
+        )[:limit]
+        return [
+            Scored(
+                memory=by_id[mid],
+                score=sum(parts[mid].values()),
+                vector=parts[mid].get("vector", 0.0),
+                bm25=parts[mid].get("bm25", 0.0),
+                graph=parts[mid].get("graph", 0.0),
+                recency=parts[mid].get("recency", 0.0),
+                rank=position,
+            )
+            for position, mid in enumerate(ordered, start=1)
+        ]
+
+
+def bm25_rank(memories: list[Memory], terms: list[str]) -> list[tuple[Memory, float]]:
+    """Okapi BM25 over an in-memory candidate set (the ``as_of`` path has no FTS rows)."""
+    docs = [Counter(query_terms_all(m.text)) for m in memories]
+    if not docs:
+        return []
+    avg = sum(sum(d.values()) for d in docs) / len(docs) or 1.0
+    df = {t: sum(1 for d in docs if t in d) for t in terms}
+    scored = []
+    for memory, doc in zip(memories, docs, strict=True):
+        length = sum(doc.values())
+        score = 0.0
+        for term in terms:
+            tf = doc.get(term, 0)
+            if tf:
+                idf = math.log(1 + (len(docs) - df[term] + 0.5) / (df[term] + 0.5))
+                score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg))
+        if score > 0:
+            scored.append((memory, score))
+    scored.sort(key=lambda pair: (-pair[1], -pair[0].id))
+    return scored
+
+
+def query_terms_all(text: str) -> list[str]:
+    """Every word term of ``text`` (not de-duplicated: term frequencies count)."""
+    return re.findall(r"\w+", strip_accents(text).lower())

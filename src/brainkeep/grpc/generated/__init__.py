@@ -1,0 +1,1 @@
+"""Generated Mnemo gRPC stubs (python -m brainkeep.grpc.codegen)."""

@@ -1,0 +1,130 @@
+"""Group commit (shared write transactions) and the buffered recall read log."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+
+import pytest
+
+from brainkeep.brain import Brain
+from brainkeep.core.mnemo.remember import RememberInput
+from brainkeep.core.mnemo.service import MnemoService
+from brainkeep.core.mnemo.writer import GroupCommit
+from brainkeep.core.models import NewEvent
+
+
+def _event(brain: Brain, name: str) -> None:
+    brain.store.append_event(NewEvent(kind="test", subject_type="test", subject_id=name,
+                                      payload={}), brain.clock.now_ts())
+
+
+def _count(brain: Brain) -> int:
+    """Events as another connection sees them (committed only)."""
+    with sqlite3.connect(brain.settings.db_path) as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM events WHERE kind = 'test'").fetchone()[0])
+
+
+def test_a_job_commits_and_returns(brain: Brain) -> None:
+    writer = GroupCommit(brain.store)
+    assert writer.run(lambda: _event(brain, "one") or 42) == 42
+    assert _count(brain) == 1
+
+
+def test_concurrent_jobs_share_commits_and_all_land(brain: Brain) -> None:
+    writer = GroupCommit(brain.store)
+    batches: list[int] = []
+    original = writer._commit
+
+    def counting(batch):  # observe batch sizes without changing behaviour
+        batches.append(len(batch))
+        original(batch)
+
+    writer._commit = counting  # type: ignore[method-assign]
+
+    def worker(index: int) -> None:
+        for j in range(40):
+            writer.run(lambda i=index, j=j: _event(brain, f"{i}-{j}"))
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert _count(brain) == 320
+    assert sum(batches) == 320
+    assert len(batches) < 320  # some commits carried several writes
+
+
+def test_a_failing_job_only_fails_its_caller(brain: Brain) -> None:
+    writer = GroupCommit(brain.store)
+    release = threading.Event()
+    results: dict[str, object] = {}
+
+    def slow_leader() -> None:
+        release.wait(5)
+        _event(brain, "leader")
+
+    def boom() -> None:
+        _event(brain, "doomed")
+        raise ValueError("job failed")
+
+    def call(name: str, job) -> None:
+        try:
+            results[name] = writer.run(job)
+        except ValueError as exc:
+            results[name] = exc
+
+    leader = threading.Thread(target=call, args=("leader", slow_leader))
+    leader.start()
+    time.sleep(0.05)  # the leader now holds the write lock; the next two queue up together
+    others = [threading.Thread(target=call, args=("bad", boom)),
+              threading.Thread(target=call, args=("good", lambda: _event(brain, "good")))]
+    for t in others:
+        t.start()
+    deadline = time.monotonic() + 2  # on a loaded machine the leader may batch all three
+    while len(writer._queue) < 2 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    release.set()
+    for t in [leader, *others]:
+        t.join()
+    assert isinstance(results["bad"], ValueError)
+    assert results["good"] is None and results["leader"] is None
+    with sqlite3.connect(brain.settings.db_path) as conn:
+        names = {r[0] for r in conn.execute("SELECT subject_id FROM events WHERE kind = 'test'")}
+    assert names == {"leader", "good"}  # the failed job's write was rolled back alone
+
+
+def test_read_log_buffers_then_flushes(mnemo: MnemoService, brain: Brain) -> None:
+    memory = mnemo.remember(RememberInput(content="read me", agent_id="a", scope="public"))
+    reads = mnemo.ctx.reads
+    assert reads.record("b", "lexical", [memory.id]) == {memory.id: 1}
+    assert reads.record("b", "hybrid", [memory.id]) == {memory.id: 2}
+    assert reads.record("c", "exact", []) == {}
+    assert mnemo.flush_reads() == 3
+    assert brain.store.get_memory_by_uuid(memory.uuid).access_count == 2
+    [event] = brain.store.events_for("reads", "recall-batch")
+    assert event.kind == "memory.recall"
+    assert event.payload == {"recalls": 3, "readers": {
+        "b": {"recalls": 2, "returned": 2, "strategies": {"hybrid": 1, "lexical": 1}},
+        "c": {"recalls": 1, "returned": 0, "strategies": {"exact": 1}},
+    }}
+    assert mnemo.flush_reads() == 0
+
+
+@pytest.mark.timeout(10)
+def test_read_log_flushes_in_the_background_and_goes_idle(mnemo: MnemoService,
+                                                          brain: Brain) -> None:
+    memory = mnemo.remember(RememberInput(content="background", agent_id="a"))
+    mnemo.ctx.reads.record("a", "lexical", [memory.id])
+    while brain.store.get_memory_by_uuid(memory.uuid).access_count != 1:
+        time.sleep(0.01)
+    while mnemo.ctx.reads._thread is not None:
+        time.sleep(0.01)
+
+
+def test_a_job_may_call_transact_again(brain: Brain) -> None:
+    writer = GroupCommit(brain.store)
+    assert writer.run(lambda: writer.run(lambda: _event(brain, "nested") or "inner")) == "inner"
+    assert _count(brain) == 1
