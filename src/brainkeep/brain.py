@@ -1,27 +1,48 @@
 """Composition: build the services of one brain from its settings.
 
 Each entry point (CLI command, MCP server, gRPC server) calls ``open_brain``
-once and hands the resulting ``Brain`` down explicitly.
+once and hands the resulting ``Brain`` down explicitly. This is also where
+the optional providers (embeddings, chat LLM) are built from config; core
+services receive provider objects, never a transport or a config file.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from brainkeep.config import Settings
 from brainkeep.core.clock import Clock
+from brainkeep.core.dedup import EmbeddingSimilarity
+from brainkeep.core.embedding import Embeddings, MemoryVectorSearch
 from brainkeep.core.facts import FactService
+from brainkeep.core.hybrid import EmbeddingVectorArm, FactSearch
+from brainkeep.core.mnemo.context import MnemoContext
+from brainkeep.core.mnemo.service import MnemoService
 from brainkeep.core.models import DEFAULT_SOURCE
 from brainkeep.core.pages import PageService
 from brainkeep.core.search import SearchService
+from brainkeep.errors import BrainkeepError
+from brainkeep.providers import (
+    ChatSettings,
+    EmbeddingSettings,
+    close_provider,
+    make_chat_provider,
+    make_embedding_provider,
+)
 from brainkeep.store import SQLiteStore
 from brainkeep.store.base import Store
+
+log = logging.getLogger(__name__)
+
+# Marks "build it from the settings" in open_brain (None means "none").
+_FROM_SETTINGS: Any = object()
 
 
 @dataclass
 class Brain:
-    """One open brain: its store and the domain services over it."""
+    """One open brain: its store, its optional providers and the services over them."""
 
     settings: Settings
     store: Store
@@ -29,17 +50,122 @@ class Brain:
     source_id: str = DEFAULT_SOURCE
     # The chat model behind `synthesize` (a providers.chat.ChatProvider); None = not configured.
     chat: Any = None
+    # Why ``chat`` is None although one is configured (bad settings), for `unavailable`.
+    chat_error: BrainkeepError | None = None
+    # The vector arm of gRPC recall (core.mnemo.MemoryVectors); None = no embedding provider.
+    memory_vectors: Any = None
+    # A providers.EmbeddingProvider; None = keyword search and degraded_dedup.
+    embedder: Any = None
+    # Providers this brain built and so must release on close (not ones passed in).
+    owned: tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
-        self.pages = PageService(self.store, self.clock, self.source_id)
-        self.facts = FactService(self.store, self.clock, self.source_id)
-        self.search = SearchService(self.store, self.source_id)
+        self.embeddings = (
+            Embeddings(self.store, self.embedder, self.source_id)
+            if self.embedder is not None
+            else None
+        )
+        if self.embeddings is not None and self.memory_vectors is None:
+            self.memory_vectors = MemoryVectorSearch(self.embeddings)
+        self.pages = PageService(self.store, self.clock, self.source_id, embedder=self.embeddings)
+        self.fact_search = FactSearch(self.store, self.source_id, self.embeddings)
+        self.facts = FactService(
+            self.store,
+            self.clock,
+            self.source_id,
+            similarity=EmbeddingSimilarity(self.embeddings) if self.embeddings else None,
+            ranker=self.fact_search,
+        )
+        self.search = SearchService(
+            self.store,
+            self.source_id,
+            vector_arm=EmbeddingVectorArm(self.embeddings) if self.embeddings else None,
+        )
+        self.mnemo = MnemoService(
+            MnemoContext(self.store, self.clock, self.source_id,  # type: ignore[arg-type]
+                         vectors=self.memory_vectors, indexer=self.embeddings)
+        )
 
     def close(self) -> None:
+        for provider in self.owned:
+            close_provider(provider)
         self.store.close()
 
 
-def open_brain(settings: Settings, *, clock: Clock | None = None) -> Brain:
-    """Open (and migrate) the brain under ``settings.home``."""
-    store = SQLiteStore(settings.db_path)
-    return Brain(settings=settings, store=store, clock=clock or Clock())
+def embedding_settings(settings: Settings) -> EmbeddingSettings:
+    """The embeddings.* config keys as provider settings (blank values mean unset)."""
+    dims = int(settings.get("embeddings.dimensions") or 0)
+    return EmbeddingSettings(
+        provider=settings.get("embeddings.provider") or "none",
+        model=settings.get("embeddings.model") or None,
+        base_url=settings.get("embeddings.base_url") or None,
+        dimensions=dims or None,
+        api_key_env=settings.get("embeddings.api_key_env") or None,
+        timeout_s=float(settings.get("embeddings.timeout_s") or 30.0),
+        batch_size=int(settings.get("embeddings.batch_size") or 32),
+    )
+
+
+def chat_settings(settings: Settings) -> ChatSettings:
+    """The chat.* config keys as provider settings (blank values mean unset)."""
+    return ChatSettings(
+        provider=settings.get("chat.provider") or "none",
+        model=settings.get("chat.model") or None,
+        base_url=settings.get("chat.base_url") or None,
+        api_key_env=settings.get("chat.api_key_env") or None,
+        timeout_s=float(settings.get("chat.timeout_s") or 60.0),
+    )
+
+
+def build_embedder(settings: Settings) -> Any:
+    """The configured embedding provider, or None (raises ``InvalidInput`` on bad config)."""
+    return make_embedding_provider(embedding_settings(settings), settings.env)
+
+
+def open_brain(
+    settings: Settings,
+    *,
+    clock: Clock | None = None,
+    embedder: Any = _FROM_SETTINGS,
+    chat: Any = _FROM_SETTINGS,
+) -> Brain:
+    """Open (and migrate) the brain under ``settings.home``.
+
+    Args:
+        settings: Config of the brain.
+        clock: Time source (tests pass a controllable one).
+        embedder: An embedding provider to use instead of building one from
+            ``embeddings.*`` (tests share one loaded model); None for none.
+        chat: A chat provider to use instead of building one from ``chat.*``.
+
+    A misconfigured provider does not stop the brain from opening: embeddings
+    fall back to keyword search (logged), and ``synthesize`` answers
+    ``unavailable`` naming the bad setting. `brainkeep embed` reports
+    embedding misconfiguration as an error.
+    """
+    durability = str(settings.get("store.durability") or "full").upper()
+    store = SQLiteStore(settings.db_path, synchronous=durability)
+    chat_error: BrainkeepError | None = None
+    owned: list[Any] = []
+    if embedder is _FROM_SETTINGS:
+        try:
+            embedder = build_embedder(settings)
+            owned.append(embedder)
+        except BrainkeepError as exc:
+            log.warning("embeddings disabled: %s %s", exc.message, exc.suggestion)
+            embedder = None
+    if chat is _FROM_SETTINGS:
+        try:
+            chat = make_chat_provider(chat_settings(settings), settings.env)
+            owned.append(chat)
+        except BrainkeepError as exc:
+            chat, chat_error = None, exc
+    return Brain(
+        settings=settings,
+        store=store,
+        clock=clock or Clock(),
+        chat=chat,
+        chat_error=chat_error,
+        embedder=embedder,
+        owned=tuple(p for p in owned if p is not None),
+    )

@@ -40,19 +40,37 @@ KNOWN_KEYS: dict[str, ConfigKey] = {
     for k in (
         ConfigKey("mcp_surface", "full", "Default MCP surface for `serve`.", ("full", "verbs")),
         ConfigKey(
+            "store.durability",
+            "full",
+            "full: every acknowledged write is fsynced (survives power loss); normal: "
+            "survives a crashed process, not a power cut, and commits ~10x faster.",
+            ("full", "normal"),
+        ),
+        ConfigKey(
             "embeddings.provider", "none", "Embedding provider.", ("none", "local", "http")
         ),
-        ConfigKey("embeddings.model", "", "Embedding model id (http provider)."),
+        ConfigKey(
+            "embeddings.model",
+            "",
+            "Embedding model (http: required; local: blank = all-MiniLM-L6-v2).",
+        ),
         ConfigKey("embeddings.base_url", "", "OpenAI-compatible base URL (http provider)."),
         ConfigKey("embeddings.dimensions", 0, "Embedding dimensions (http provider).", kind=int),
         ConfigKey(
             "embeddings.api_key_env", "", "Environment variable holding the embeddings API key."
         ),
+        ConfigKey(
+            "embeddings.timeout_s", 30.0, "Embedding request timeout (http provider).", kind=float
+        ),
+        ConfigKey("embeddings.batch_size", 32, "Texts per embedding call or request.", kind=int),
         ConfigKey("chat.provider", "none", "Chat model provider.", ("none", "openai", "anthropic")),
         ConfigKey("chat.model", "", "Chat model id."),
         ConfigKey("chat.base_url", "", "Chat API base URL (blank: the provider's default)."),
         ConfigKey("chat.api_key_env", "", "Environment variable holding the chat API key."),
         ConfigKey("chat.timeout_s", 60.0, "Chat request timeout in seconds.", kind=float),
+        ConfigKey(
+            "chat.max_tokens", 1024, "Answer length cap for `synthesize`, in tokens.", kind=int
+        ),
         ConfigKey("http.rate_per_minute", 600, "Per-token request rate limit.", kind=int),
         ConfigKey("http.ip_rate_per_minute", 1200, "Per-IP request rate limit.", kind=int),
         ConfigKey("http.max_body_bytes", 1_048_576 * 2, "HTTP request body cap.", kind=int),

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import click
 
 from brainkeep import __version__
+from brainkeep.brain import Brain, build_embedder
 from brainkeep.cli.app import CliContext, emit, json_option
+from brainkeep.cli.embed_cmd import report_data
 from brainkeep.config import KNOWN_KEYS, coerce_value, require_known, write_values
 from brainkeep.core.clock import Clock
+from brainkeep.core.embedding_jobs import backfill
 from brainkeep.core.verify import verify_brain
 from brainkeep.ops.usage import UsageLog, usage_health
 
@@ -17,32 +21,54 @@ pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 
 
 @click.command()
+@click.option(
+    "--embeddings",
+    type=click.Choice(["none", "local"]),
+    default=None,
+    help="Set embeddings.provider: `local` runs the offline model shipped with brainkeep "
+    "(hybrid search, dedup by similarity) and embeds what the brain holds; `none` keeps "
+    "keyword search only. Omitted: leave the setting as it is.",
+)
 @json_option
 @pass_cli
-def init(cli: CliContext) -> None:
+def init(cli: CliContext, embeddings: str | None) -> None:
     """Create a brain (one SQLite file and a config file); safe to re-run."""
     settings = cli.settings
     existed = settings.db_path.exists()
     settings.home.mkdir(parents=True, exist_ok=True)
     if not settings.config_path.exists():
         write_values(settings, {})
+    if embeddings is not None:
+        values = {**settings.values, "embeddings.provider": embeddings}
+        write_values(settings, values)
+        settings = cli._settings = replace(settings, values=values)
     brain = cli.brain(must_exist=False)
     if brain.store.get_meta("protocol_installed_at") is None:
         with brain.store.transaction():
             brain.store.set_meta("protocol_installed_at", Clock().now_ts())
-    data = {
+    data: dict[str, Any] = {
         "home": str(settings.home),
         "database": str(settings.db_path),
         "config": str(settings.config_path),
         "created": not existed,
         "schema_version": brain.store.schema_version(),
     }
+    if embeddings == "local":
+        data["embeddings"] = first_embed(cli, brain)
+    elif embeddings == "none":
+        data["embeddings"] = {"provider": "none"}
 
     def human() -> None:
         verb = "Created" if not existed else "Already set up:"
         click.echo(f"{verb} brain at {settings.home}")
         click.echo(f"  database: {settings.db_path}")
         click.echo(f"  config:   {settings.config_path}")
+        if "embeddings" in data:
+            info = data["embeddings"]
+            click.echo(
+                f"  embeddings: {info.get('model', 'none')}"
+                + (f", {info['embedded']} texts embedded" if "embedded" in info else "")
+            )
         click.echo("\nNext steps:")
         click.echo("  brainkeep import ./notes            # load a folder of markdown notes")
         click.echo('  brainkeep remember "Alice prefers email" --provenance "chat" '
@@ -52,6 +78,16 @@ def init(cli: CliContext) -> None:
                    " use --visibility private for local-CLI-only facts.")
 
     emit(cli, data, human)
+
+
+def first_embed(cli: CliContext, brain: Brain) -> dict[str, Any]:
+    """Load the local model (proving it works offline) and embed what the brain holds."""
+    # Building it directly turns a misconfiguration into an error here.
+    build_embedder(cli.settings)
+    assert brain.embeddings is not None
+    brain.embeddings.embed(["brainkeep init: model check"])
+    report = backfill(brain.embeddings)
+    return {"provider": "local", **report_data(report)}
 
 
 @click.command()

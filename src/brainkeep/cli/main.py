@@ -7,8 +7,9 @@ from pathlib import Path
 import click
 
 from brainkeep import __version__
-from brainkeep.cli import admin_cmds, page_cmds, protocol_cmds, serve_cmd, verb_cmds
+from brainkeep.cli import admin_cmds, embed_cmd, page_cmds, protocol_cmds, serve_cmd, verb_cmds
 from brainkeep.cli.app import BrainkeepGroup, CliContext
+from brainkeep.cli.token_cmds import token as token_group
 
 
 @click.group(cls=BrainkeepGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -46,6 +47,8 @@ for command in (
     cli.add_command(command)
 for command in verb_cmds.verb_commands():
     cli.add_command(command)
+cli.add_command(token_group)
+cli.add_command(embed_cmd.embed)
 
 
 def main() -> None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from brainkeep.cli.app import CliContext, emit, json_option, read_text_arg
+from brainkeep.cli.embed_cmd import run_backfill
 from brainkeep.cli.views import page_view
 from brainkeep.core.clock import normalize_ts
 from brainkeep.core.context import LOCAL
@@ -112,7 +114,8 @@ def _progress(cli: CliContext, label: str) -> Progress:
         TimeRemainingColumn(),
         transient=False,
         disable=cli.json_mode,
-        console=None,
+        # stdout carries the result (summary or JSON); progress is chatter.
+        console=Console(stderr=True),
     )
 
 
@@ -130,11 +133,15 @@ def import_(cli: CliContext, directory: Path) -> None:
             bar.update(task, completed=done, total=total)
 
         summary = import_dir(brain.pages, directory, tick)
+    embedded = 0
+    if brain.embeddings is not None and (summary.added or summary.updated):
+        embedded = run_backfill(cli, brain).embedded
     data = {
         "added": summary.added,
         "updated": summary.updated,
         "unchanged": summary.unchanged,
         "failed": [{"file": f, "error": e} for f, e in summary.failed],
+        "embedded": embedded,
     }
 
     def human() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from brainkeep.core.audit import memory_hash
 from brainkeep.core.clock import Clock
@@ -18,6 +18,7 @@ from brainkeep.core.models import (
     MemoryDraft,
     NewEvent,
 )
+from brainkeep.core.retrieval import FactFilter
 from brainkeep.core.slugs import normalize_alias
 from brainkeep.core.ttl import parse_ttl
 from brainkeep.errors import InvalidInput, NotFound, ProvenanceRequired
@@ -33,6 +34,19 @@ def normalize_fact(text: str) -> str:
     return normalize_alias(text)
 
 
+def _require_utf8(value: str, field: str) -> None:
+    """Reject lone surrogates (JSON allows them); SQLite and the hash chain cannot store them."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInput(
+            f"`{field}` is not valid UTF-8 text.",
+            suggestion=f"Send `{field}` as plain UTF-8 text.",
+            detail=str(exc),
+            field=field,
+        ) from exc
+
+
 @dataclass(frozen=True)
 class SimilarFact:
     """The nearest active fact of the same entity, by embedding cosine."""
@@ -42,10 +56,29 @@ class SimilarFact:
 
 
 class FactSimilarity(Protocol):
-    """Similarity seam for dedup and supersession (needs an embedding provider)."""
+    """Similarity seam for dedup and supersession (needs an embedding provider).
 
-    def nearest(self, store: Store, draft: MemoryDraft, now: str) -> SimilarFact | None: ...
-    def index(self, store: Store, memory: Memory) -> None: ...
+    ``prepare`` runs the model before the write transaction and returns an
+    opaque value (None when the provider failed); ``nearest`` and ``index``
+    run inside it.
+    """
+
+    def prepare(self, draft: MemoryDraft, caller: Caller, now: str) -> Any | None: ...
+    def nearest(
+        self, draft: MemoryDraft, prepared: Any, caller: Caller, now: str
+    ) -> SimilarFact | None: ...
+    def index(self, memory: Memory, prepared: Any) -> None: ...
+
+
+class FactRanker(Protocol):
+    """Ranks facts for a query (``core.hybrid.FactSearch``)."""
+
+    def search(self, query: str, filt: FactFilter, *, limit: int) -> list[Memory]: ...
+
+
+def same_text(a: str, b: str) -> bool:
+    """Equal once whitespace is collapsed and case folded (the supersede/duplicate line)."""
+    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
 
 
 @dataclass(frozen=True)
@@ -75,6 +108,7 @@ class FactService:
     clock: Clock
     source_id: str = DEFAULT_SOURCE
     similarity: FactSimilarity | None = None
+    ranker: FactRanker | None = None
     duplicate_threshold: float = 0.95
 
     def build_draft(
@@ -104,6 +138,7 @@ class FactService:
                 suggestion="Save one short fact per call, or put long material in a page.",
                 field="fact",
             )
+        _require_utf8(text, "fact")
         prov = provenance.strip() if isinstance(provenance, str) else ""
         if not prov:
             raise ProvenanceRequired("`provenance` is required.", field="provenance")
@@ -112,6 +147,9 @@ class FactService:
                 f"`provenance` is {len(prov)} characters; the limit is {MAX_PROVENANCE_CHARS}.",
                 field="provenance",
             )
+        _require_utf8(prov, "provenance")
+        if isinstance(session_id, str):
+            _require_utf8(session_id, "session_id")
         kind = kind or "fact"
         if kind not in FACT_KINDS:
             raise InvalidInput(
@@ -171,28 +209,49 @@ class FactService:
             session_id=session_id,
         )
         normalized = normalize_fact(draft.text)
-        degraded = self.similarity is None
+        prepared = None
+        if self.similarity is not None:
+            prepared = self.similarity.prepare(draft, caller, self.clock.now_ts())
+        # Degraded = similarity could not run: no provider, or it failed just now.
+        degraded = prepared is None
         with self.store.transaction():
             now = self.clock.now_ts()
             existing = self.store.find_active_duplicate(
                 self.source_id, draft.entity_slug, normalized, now
             )
-            if existing is not None:
+            if existing is not None and self._may_absorb(existing, draft, caller):
                 return RememberResult(existing, "duplicate", degraded_dedup=degraded)
             superseded: Memory | None = None
-            if self.similarity is not None and draft.entity_slug:
-                near = self.similarity.nearest(self.store, draft, now)
-                if near and near.cosine >= self.duplicate_threshold:
-                    if near.memory.kind == draft.kind:
+            if self.similarity is not None and prepared is not None and draft.entity_slug:
+                near = self.similarity.nearest(draft, prepared, caller, now)
+                if near is not None and near.cosine >= self.duplicate_threshold:
+                    if near.memory.kind == draft.kind and not same_text(
+                        near.memory.text, draft.text
+                    ):
                         superseded = near.memory
+                    else:
+                        # Same text, or the same claim under another kind: the
+                        # reference rule answers duplicate and writes nothing.
+                        return RememberResult(near.memory, "duplicate")
             memory = self.insert(draft, normalized, now, actor=caller.client_id)
-            if self.similarity is not None:
-                self.similarity.index(self.store, memory)
+            if self.similarity is not None and prepared is not None:
+                self.similarity.index(memory, prepared)
             if superseded is not None:
-                self.expire(superseded, now, "superseded", superseded_by=memory.id,
-                            actor=caller.client_id)
+                self.expire(superseded, now, f"superseded by fact #{memory.id}",
+                            superseded_by=memory.id, actor=caller.client_id)
                 return RememberResult(memory, "superseded", superseded)
         return RememberResult(memory, "inserted", degraded_dedup=degraded)
+
+    @staticmethod
+    def _may_absorb(existing: Memory, draft: MemoryDraft, caller: Caller) -> bool:
+        """Whether ``draft`` may be answered with ``existing`` as its duplicate.
+
+        Never a private fact for a remote caller (its id would leak), and
+        never a private fact for a world draft (remote readers would lose it).
+        """
+        if existing.visibility == "world":
+            return True
+        return not caller.remote and draft.visibility != "world"
 
     def insert(self, draft: MemoryDraft, normalized: str, now: str, *, actor: str) -> Memory:
         """Insert a memory and its audit event (call inside a transaction)."""
@@ -304,8 +363,15 @@ class FactService:
         include_expired: bool = False,
         grep: str | None = None,
         limit: int = 50,
+        query: str | None = None,
     ) -> list[Memory]:
-        """Facts matching every filter given (entity, since, session and grep compose)."""
+        """Facts matching every filter given (entity, since, session and grep compose).
+
+        With ``query`` (and a ranker), facts matching the query come first,
+        best first. Without other filters only those are returned; with
+        filters the remaining filter matches follow in the usual order, so
+        adding a query never hides a fact the filters select.
+        """
         if not 1 <= limit <= FACT_LIMIT_MAX:
             raise InvalidInput(
                 f"limit must be between 1 and {FACT_LIMIT_MAX}.", field="limit"
@@ -313,9 +379,24 @@ class FactService:
         entity_slug = canonical_entity(
             self.store, self.source_id, entity, include_private=caller.include_private
         )
-        return self.store.list_memories(
+        now = self.clock.now_ts()
+        ranked: list[Memory] = []
+        filt = FactFilter(
+            now=now,
+            include_private=caller.include_private,
+            entity_slug=entity_slug,
+            since=since,
+            session_id=session_id,
+            include_expired=include_expired,
+            text_contains=grep,
+        )
+        if query and query.strip() and self.ranker is not None:
+            ranked = self.ranker.search(query.strip(), filt, limit=limit)
+            if not filt.narrowed:
+                return ranked
+        listed = self.store.list_memories(
             self.source_id,
-            now=self.clock.now_ts(),
+            now=now,
             entity_slug=entity_slug,
             since=since,
             session_id=session_id,
@@ -324,3 +405,7 @@ class FactService:
             text_contains=grep,
             limit=limit,
         )
+        if not ranked:
+            return listed
+        seen = {m.id for m in ranked}
+        return (ranked + [m for m in listed if m.id not in seen])[:limit]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from brainkeep.core.audit import page_hash
 from brainkeep.core.chunking import page_chunks
@@ -12,6 +13,7 @@ from brainkeep.core.clock import Clock
 from brainkeep.core.context import Caller
 from brainkeep.core.markdown import (
     append_timeline_line,
+    normalize_content,
     parse_page,
     split_frontmatter,
     with_frontmatter,
@@ -33,6 +35,18 @@ class PutResult:
     status: str
 
 
+class ChunkEmbedder(Protocol):
+    """Vectors for page chunks (``core.embedding.Embeddings``); optional.
+
+    ``prepare_chunks`` runs the model before the write transaction (None when
+    the provider failed: the page is saved and `brainkeep embed` fills the
+    vectors in later); ``write_page`` stores them inside it.
+    """
+
+    def prepare_chunks(self, texts: Sequence[str], title: str = "") -> Any | None: ...
+    def write_page(self, page: Page, prepared: Any) -> None: ...
+
+
 @dataclass(frozen=True)
 class PageService:
     """Page operations over a Store, for one source."""
@@ -40,13 +54,23 @@ class PageService:
     store: Store
     clock: Clock
     source_id: str = DEFAULT_SOURCE
+    embedder: ChunkEmbedder | None = None
 
     def draft(self, slug: str, content: str) -> PageDraft:
         """Validate and parse without writing (raises ``InvalidInput``)."""
         validate_slug(slug)
         if not isinstance(content, str):
             raise InvalidInput("Page content must be text.", field="content")
-        size = len(content.encode("utf-8"))
+        content = normalize_content(content)
+        try:
+            size = len(content.encode("utf-8"))
+        except UnicodeEncodeError as exc:  # lone surrogates, e.g. undecodable stdin bytes
+            raise InvalidInput(
+                "Page content is not valid UTF-8 text.",
+                suggestion="Save the markdown as UTF-8 and retry.",
+                detail=str(exc),
+                field="content",
+            ) from exc
         if size > MAX_PAGE_BYTES:
             raise InvalidInput(
                 f"Page content is {size} bytes; the limit is {MAX_PAGE_BYTES} bytes (1 MiB).",
@@ -66,16 +90,36 @@ class PageService:
     def put_page(self, slug: str, content: str, *, actor: str = "local") -> PutResult:
         """Create or update a page; unchanged content writes nothing.
 
+        Content is stored in canonical form (LF line endings, no BOM; see
+        ``normalize_content``).
+
         Raises:
             InvalidInput: bad slug, oversize content, malformed frontmatter.
         """
+        validate_slug(slug)
+        if isinstance(content, str):
+            content = normalize_content(content)
+            current = self.store.get_page(self.source_id, slug)
+            if current is not None and current.content_hash == page_hash(content):
+                # The same bytes were parsed when stored: skip the parse, so
+                # re-importing an unchanged folder costs one read per file.
+                return PutResult(current, "unchanged")
         draft = self.draft(slug, content)
+        # The model runs before the write lock is taken; vectors of unchanged
+        # chunks are reused, so an edit embeds only the chunks it changed.
+        vectors = (
+            self.embedder.prepare_chunks([c.text for c in draft.chunks], draft.parsed.title)
+            if self.embedder is not None
+            else None
+        )
         with self.store.transaction():
             existing = self.store.get_page(self.source_id, slug, include_deleted=True)
             if existing and not existing.deleted_at and existing.content_hash == draft.content_hash:
                 return PutResult(existing, "unchanged")
             now = self.clock.now_ts()
             page = self.store.save_page(draft, now, existing=existing)
+            if self.embedder is not None and vectors is not None:
+                self.embedder.write_page(page, vectors)
             status = "created" if existing is None or existing.deleted_at else "updated"
             self.store.append_event(
                 NewEvent(
@@ -125,7 +169,10 @@ class PageService:
         )
 
     def delete_page(self, slug: str, caller: Caller, *, actor: str = "local") -> Page:
-        """Soft delete: the row and its history stay; reads and search stop finding it."""
+        """Soft delete: the row and its history stay; reads and search stop finding it.
+
+        The store drops the page's full-text rows and chunk vectors with it.
+        """
         with self.store.transaction():
             page = self.get_page(slug, caller)
             now = self.clock.now_ts()

@@ -1,13 +1,24 @@
-"""Page search: the keyword arm (FTS5/BM25), evidence and create_safety.
+"""Page search: keyword (FTS5/BM25) and vector arms fused by RRF, evidence stamped.
 
-Evidence is derived from the signals that actually fired, strongest first
-(documented in docs/search.md):
+Ranking (docs/search.md has the why and the numbers):
+
+1. Three ranked lists: chunks by BM25, chunks by cosine (when an embedding
+   provider is configured), and pages whose title/aliases match by BM25.
+   Each chunk list keeps at most ``CHUNKS_PER_PAGE`` chunks of one page, so a
+   long page cannot crowd out the rest.
+2. Reciprocal rank fusion, k = 60: a chunk scores the sum of ``1/(k + rank)``
+   over the chunk lists; a page scores its best chunk plus its title-list term.
+3. Boosts: a query that IS a page's alias or title puts that page first; a
+   query that contains a title as a phrase adds one top-rank term.
+4. One result per page, showing its best chunk.
+
+Evidence is derived from the signals that actually fired, strongest first:
 
 * ``alias_hit`` — the normalized query equals one of the page's aliases;
 * ``exact_title_match`` — the normalized query equals the title, or contains it
   as a whole phrase;
 * ``high_vector_match`` — query/chunk cosine >= 0.80 (only when the vector arm ran);
-* ``keyword_exact`` — every query term occurs in the title or the chunk;
+* ``keyword_exact`` — every content term of the query occurs in the title or chunk;
 * ``weak_semantic`` — anything else that surfaced.
 
 ``create_safety``: alias/title/high-vector -> ``exists``; keyword_exact ->
@@ -17,16 +28,27 @@ Evidence is derived from the signals that actually fired, strongest first
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from brainkeep.core.models import PageHit
+from brainkeep.core.retrieval import CHUNK, PAGE, PageHead, ScoredId
 from brainkeep.core.slugs import normalize_alias, strip_accents
+from brainkeep.core.vectors import VectorHit
 from brainkeep.store.base import Store
 
 DEGRADED_KEYWORD_ONLY = "keyword_only_no_embedding_provider"
+DEGRADED_PROVIDER_DOWN = "keyword_only_embedding_provider_unavailable"
+DEGRADED_NO_VECTORS = "keyword_only_vectors_not_built"
 HIGH_VECTOR_COSINE = 0.80
 MAX_QUERY_TERMS = 16
+# The keyword arm stops adding (ever more common) terms to its OR query once
+# they would match more rows than this: a term in thousands of chunks adds
+# almost nothing to BM25 (low idf) but dominates the cost of ranking.
+KEYWORD_ROW_BUDGET = 1000
+CHUNKS_PER_PAGE = 3
+EXACT_NAME_BOOST = 1.0
 
 SAFETY = {
     "alias_hit": "exists",
@@ -35,6 +57,17 @@ SAFETY = {
     "keyword_exact": "probable",
     "weak_semantic": "unknown",
 }
+
+# Function words dropped from the keyword query: OR-ing them in would match
+# nearly every chunk (slow BM25 over everything) and add nothing to the rank.
+STOPWORDS = frozenset(
+    "a about after all also am an and any are as at be been before being but by can could "
+    "did do does doing during for from had has have having he her here hers him his how i "
+    "if in into is it its itself just me more most my no nor not now of off on once only "
+    "or other our ours out over own same she should so some such than that the their them "
+    "then there these they this those through to too under until up very was we were what "
+    "when where which while who whom why will with would you your yours".split()
+)
 
 
 @dataclass(frozen=True)
@@ -53,53 +86,188 @@ class SearchResult:
 
 @dataclass(frozen=True)
 class SearchOutcome:
-    """Results plus `degraded` when the vector arm did not run."""
+    """Results plus `degraded` when the vector arm did not run (and why)."""
 
     results: list[SearchResult]
     degraded: str | None
 
 
-class VectorArm(Protocol):
-    """The semantic half of hybrid search (provided when embeddings are configured)."""
+@dataclass(frozen=True)
+class VectorHits:
+    """What the vector arm found; ``degraded`` names why it could not run."""
 
-    def page_hits(
-        self, query: str, *, include_private: bool, limit: int
-    ) -> list[tuple[PageHit, float]] | None:
-        """Pages by query/chunk cosine, best first; None when the arm cannot run."""
+    hits: list[VectorHit]
+    degraded: str | None = None
+
+
+class VectorArm(Protocol):
+    """The semantic half of hybrid search (present when embeddings are configured)."""
+
+    def chunk_hits(self, query: str, *, include_private: bool, limit: int) -> VectorHits:
+        """Chunks by query/chunk cosine, best first; never raises for provider trouble."""
         ...
 
 
+def words_of(text: str) -> list[str]:
+    """Lowercase, accent-folded words (accent folding only when needed: it is slow)."""
+    folded = text.lower() if text.isascii() else strip_accents(text).lower()
+    return re.findall(r"\w+", folded)
+
+
 def query_terms(query: str) -> list[str]:
-    """Lowercase, accent-folded word terms of a query (deduplicated, capped)."""
-    words = re.findall(r"\w+", strip_accents(query).lower())
-    seen: dict[str, None] = {}
-    for word in words:
-        seen.setdefault(word, None)
-    return list(seen)[:MAX_QUERY_TERMS]
+    """Content terms of a query: deduplicated, stopwords dropped (unless that empties it)."""
+    words = list(dict.fromkeys(words_of(query)))
+    content = [w for w in words if w not in STOPWORDS]
+    return (content or words)[:MAX_QUERY_TERMS]
 
 
 def fts_query(query: str) -> str:
     """An FTS5 MATCH expression: any term, each quoted so punctuation cannot inject syntax."""
-    return " OR ".join(f'"{term}"' for term in query_terms(query))
+    return or_query(query_terms(query))
+
+
+def or_query(terms: list[str]) -> str:
+    """OR of quoted terms (quoting keeps FTS5 syntax out of user text)."""
+    return " OR ".join(f'"{term}"' for term in terms)
+
+
+def and_query(terms: list[str]) -> str:
+    """AND of quoted terms: the strict (all-terms) keyword arm."""
+    return " AND ".join(f'"{term}"' for term in terms)
+
+
+@dataclass(frozen=True)
+class KeywordPlan:
+    """What the keyword arm asks FTS5: an OR of terms, and a bound on rows ranked."""
+
+    fts: str
+    newest: int | None  # rank only the newest N matches (None: all)
+
+
+def keyword_plan(
+    terms: list[str], doc_counts: dict[str, int], budget: int = KEYWORD_ROW_BUDGET
+) -> KeywordPlan:
+    """The rarest terms, adding commoner ones while their matches stay within ``budget``.
+
+    The rarest indexed term is always kept; terms the index does not hold
+    cannot match and are dropped. On a brain smaller than the budget nothing
+    is ever dropped. When even the rarest term matches more rows than the
+    budget, only the newest ``budget`` of its matches are ranked: BM25 over a
+    term that common is nearly flat (low idf), and recency is the better
+    tie-break for memory.
+    """
+    chosen: list[str] = []
+    total = 0
+    for term in sorted(terms, key=lambda t: doc_counts.get(t, 0)):
+        count = doc_counts.get(term, 0)
+        if count == 0:
+            continue
+        if chosen and total + count > budget:
+            break
+        chosen.append(term)
+        total += count
+    return KeywordPlan(or_query(chosen), budget if total > budget else None)
+
+
+@dataclass(frozen=True)
+class QueryProfile:
+    """What evidence derivation needs from a query, computed once per search."""
+
+    norm: str
+    terms: tuple[str, ...]
+
+    @classmethod
+    def of(cls, query: str) -> QueryProfile:
+        return cls(normalize_alias(query), tuple(query_terms(query)))
+
+
+def title_in_query(query_norm: str, title: str) -> bool:
+    """The normalized query equals the title or contains it as a whole phrase."""
+    if title.isascii():
+        # Fast rejection (this runs for every candidate page): the title's
+        # first word must occur in the query at all.
+        first = re.match(r"[^0-9A-Za-z]*([0-9A-Za-z]+)", title)
+        if first is None or first.group(1).lower() not in query_norm:
+            return False
+    title_norm = normalize_alias(title)
+    return bool(title_norm) and f" {title_norm} " in f" {query_norm} "
 
 
 def derive_evidence(
-    query: str, title: str, chunk: str, aliases: set[str], cosine: float | None
+    query: QueryProfile, title: str, chunk: str, aliases: set[str], cosine: float | None
 ) -> str:
     """The strongest signal that fired for one result."""
-    norm = normalize_alias(query)
-    title_norm = normalize_alias(title)
-    if norm and norm in aliases:
+    if query.norm and query.norm in aliases:
         return "alias_hit"
-    if title_norm and (norm == title_norm or f" {title_norm} " in f" {norm} "):
+    if title_in_query(query.norm, title):
         return "exact_title_match"
     if cosine is not None and cosine >= HIGH_VECTOR_COSINE:
         return "high_vector_match"
-    terms = query_terms(query)
-    haystack = set(query_terms(f"{title} {chunk}"))
-    if terms and all(term in haystack for term in terms):
-        return "keyword_exact"
+    if query.terms:
+        haystack = set(words_of(f"{title} {chunk}"))
+        if all(term in haystack for term in query.terms):
+            return "keyword_exact"
     return "weak_semantic"
+
+
+@dataclass
+class _PageScore:
+    score: float = 0.0
+    chunk_id: int | None = None
+    chunk_score: float = -1.0
+    cosine: float | None = None
+
+
+@dataclass
+class Fusion:
+    """Reciprocal rank fusion of chunk lists and a page list, one entry per page."""
+
+    k: int = 60
+    per_page: int = CHUNKS_PER_PAGE
+    chunks: dict[int, float] = field(default_factory=lambda: defaultdict(float))
+    chunk_page: dict[int, int] = field(default_factory=dict)
+    page_terms: dict[int, float] = field(default_factory=lambda: defaultdict(float))
+    cosines: dict[int, float] = field(default_factory=dict)
+
+    def add_chunks(self, ranked: list[tuple[int, int]]) -> None:
+        """A best-first list of (chunk id, page id); extra chunks of one page are skipped."""
+        seen: dict[int, int] = defaultdict(int)
+        rank = 0
+        for chunk_id, page_id in ranked:
+            if seen[page_id] >= self.per_page:
+                continue
+            seen[page_id] += 1
+            rank += 1
+            self.chunks[chunk_id] += 1.0 / (self.k + rank)
+            self.chunk_page[chunk_id] = page_id
+
+    def add_vector(self, hits: list[VectorHit]) -> None:
+        self.add_chunks([(h.item_id, h.page_id) for h in hits])
+        for hit in hits:
+            if hit.cosine > self.cosines.get(hit.page_id, -2.0):
+                self.cosines[hit.page_id] = hit.cosine
+
+    def add_pages(self, ranked: list[int], *, weight: float = 1.0) -> None:
+        """A best-first list of page ids (the title/alias arm)."""
+        for rank, page_id in enumerate(dict.fromkeys(ranked), start=1):
+            self.page_terms[page_id] += weight / (self.k + rank)
+
+    def boost(self, page_id: int, amount: float) -> None:
+        self.page_terms[page_id] += amount
+
+    def pages(self) -> dict[int, _PageScore]:
+        """page id -> fused score, best chunk and best cosine."""
+        out: dict[int, _PageScore] = defaultdict(_PageScore)
+        for chunk_id, score in self.chunks.items():
+            entry = out[self.chunk_page[chunk_id]]
+            if score > entry.chunk_score:
+                entry.chunk_score, entry.chunk_id = score, chunk_id
+        for page_id, term in self.page_terms.items():
+            out[page_id].score += term
+        for page_id, entry in out.items():
+            entry.score += max(entry.chunk_score, 0.0)
+            entry.cosine = self.cosines.get(page_id)
+        return dict(out)
 
 
 @dataclass(frozen=True)
@@ -112,59 +280,98 @@ class SearchService:
     rrf_k: int = 60
 
     def keyword(self, query: str, *, include_private: bool, limit: int) -> list[PageHit]:
+        """Pages by the keyword arm alone (best chunk per page), no fusion."""
         return self.store.search_pages_keyword(
             self.source_id, fts_query(query), include_private=include_private, limit=limit
         )
 
     def search(self, query: str, *, include_private: bool, limit: int) -> SearchOutcome:
-        """Best pages for ``query`` (one result per page), evidence stamped."""
-        hits = self.keyword(query, include_private=include_private, limit=limit)
-        cosines: dict[str, float] = {}
+        """Best pages for ``query`` (one result per page), evidence stamped.
+
+        Never fails because of the embedding provider: without one, or when
+        it is down, the keyword arms answer alone and ``degraded`` says why.
+        """
+        profile = QueryProfile.of(query)
+        terms = list(profile.terms)
+        pool = max(limit * 3, 30)
+        fusion = Fusion(k=self.rrf_k)
+        plan = keyword_plan(terms, self.store.term_doc_counts(CHUNK, terms))
+        keyword = self.store.keyword_chunks(
+            self.source_id, plan.fts, include_private=include_private,
+            limit=pool * CHUNKS_PER_PAGE, newest=plan.newest,
+        )
+        fusion.add_chunks([(s.id, s.page_id) for s in keyword])
         degraded: str | None = DEGRADED_KEYWORD_ONLY
         if self.vector_arm is not None:
-            vector = self.vector_arm.page_hits(
-                query, include_private=include_private, limit=limit
+            vector = self.vector_arm.chunk_hits(
+                query, include_private=include_private, limit=pool * CHUNKS_PER_PAGE
             )
-            if vector is not None:
-                degraded = None
-                hits = self._fuse(hits, vector)
-                cosines = {hit.slug: cos for hit, cos in vector}
-        hits = hits[:limit]
-        aliases = self.store.alias_norms_for(self.source_id, [h.slug for h in hits])
+            degraded = vector.degraded
+            fusion.add_vector(vector.hits)
+        title_plan = keyword_plan(terms, self.store.term_doc_counts(PAGE, terms))
+        titles: list[ScoredId] = self.store.keyword_titles(
+            self.source_id, title_plan.fts, include_private=include_private, limit=pool,
+            newest=title_plan.newest,
+        )
+        fusion.add_pages([s.page_id for s in titles])
+        for page_id in self.store.exact_name_pages(
+            self.source_id, profile.norm, include_private=include_private
+        ):
+            fusion.boost(page_id, EXACT_NAME_BOOST)
+        scored = fusion.pages()
+        # Only pages that can still make the cut are read: the best by fused
+        # score, with room for the title-phrase boost (a title in the query
+        # also puts its page high in the title list).
+        best = sorted(scored, key=lambda pid: scored[pid].score, reverse=True)[: limit * 2 + 5]
+        shortlist = list(dict.fromkeys(best + [s.page_id for s in titles[:5]]))
+        # The privacy and liveness re-check: pages the caller cannot see are absent.
+        heads = self.store.page_heads(self.source_id, shortlist, include_private=include_private)
+        for page_id, head in heads.items():
+            if title_in_query(profile.norm, head.title):
+                scored[page_id].score += 1.0 / (self.rrf_k + 1)
+        ranked = sorted(
+            heads.values(),
+            key=lambda h: (scored[h.id].score, h.updated_at, h.slug),
+            reverse=True,
+        )[:limit]
+        return SearchOutcome(self._results(profile, ranked, scored, include_private), degraded)
+
+    def _results(
+        self,
+        profile: QueryProfile,
+        ranked: list[PageHead],
+        scored: dict[int, _PageScore],
+        include_private: bool,
+    ) -> list[SearchResult]:
+        chunk_ids = [scored[h.id].chunk_id for h in ranked if scored[h.id].chunk_id is not None]
+        views = self.store.chunk_views(
+            self.source_id, [c for c in chunk_ids if c is not None],
+            include_private=include_private,
+        )
+        by_page = {v.page_id: v for v in views.values()}
+        missing = [h.id for h in ranked if h.id not in by_page]
+        by_page.update(
+            self.store.lead_chunks(self.source_id, missing, include_private=include_private)
+        )
+        aliases = self.store.alias_norms_for(self.source_id, [h.slug for h in ranked])
         results = []
-        for hit in hits:
+        for head in ranked:
+            view = by_page.get(head.id)
+            chunk = view.text if view is not None else ""
+            entry = scored[head.id]
             evidence = derive_evidence(
-                query, hit.title, hit.chunk, aliases.get(hit.slug, set()), cosines.get(hit.slug)
+                profile, head.title, chunk, aliases.get(head.slug, set()), entry.cosine
             )
             results.append(
                 SearchResult(
-                    slug=hit.slug,
-                    title=hit.title,
-                    chunk=hit.chunk,
-                    score=hit.score,
+                    slug=head.slug,
+                    title=head.title,
+                    chunk=chunk,
+                    score=round(entry.score, 6),
                     evidence=evidence,
                     create_safety=SAFETY[evidence],
-                    updated_at=hit.updated_at,
-                    cosine=cosines.get(hit.slug),
+                    updated_at=head.updated_at,
+                    cosine=entry.cosine,
                 )
             )
-        return SearchOutcome(results, degraded)
-
-    def _fuse(
-        self, keyword: list[PageHit], vector: list[tuple[PageHit, float]]
-    ) -> list[PageHit]:
-        """Reciprocal rank fusion (k=60) with title/alias matches boosted to the top."""
-        scores: dict[str, float] = {}
-        best: dict[str, PageHit] = {}
-        for rank, hit in enumerate(keyword):
-            scores[hit.slug] = scores.get(hit.slug, 0.0) + 1.0 / (self.rrf_k + rank + 1)
-            best.setdefault(hit.slug, hit)
-        for rank, (hit, _cos) in enumerate(vector):
-            scores[hit.slug] = scores.get(hit.slug, 0.0) + 1.0 / (self.rrf_k + rank + 1)
-            best.setdefault(hit.slug, hit)
-        ordered = sorted(
-            best.values(),
-            key=lambda h: (h.matched_alias or h.matched_title, scores[h.slug]),
-            reverse=True,
-        )
-        return [replace(h, score=scores[h.slug]) for h in ordered]
+        return results

@@ -58,6 +58,8 @@ def recall(
         include_expired=bool(include_expired),
         grep=grep.strip() if grep and grep.strip() else None,
         limit=per_arm,
+        # The query also ranks the facts arm (docs/search.md): same fact objects.
+        query=query if isinstance(query, str) else None,
     )
     fact_items = [fact_object(m) for m in facts]
     response: dict[str, Any] = {"protocol_version": PROTOCOL_VERSION}

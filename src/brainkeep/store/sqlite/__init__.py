@@ -11,10 +11,15 @@ from brainkeep.store.sqlite.cursors import CursorsMixin
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.events import EventsMixin
 from brainkeep.store.sqlite.memories import MemoriesMixin
+from brainkeep.store.sqlite.mnemo import MnemoMixin
 from brainkeep.store.sqlite.pages import PagesMixin
+from brainkeep.store.sqlite.tokens import TokensMixin
+from brainkeep.store.sqlite.vectors import VectorsMixin
 
 
-class SQLiteStore(PagesMixin, MemoriesMixin, EventsMixin, CursorsMixin):
+class SQLiteStore(
+    PagesMixin, MemoriesMixin, EventsMixin, CursorsMixin, TokensMixin, MnemoMixin, VectorsMixin
+):
     """A brain in one SQLite file (WAL mode)."""
 
     engine_name = "sqlite"
@@ -29,6 +34,9 @@ class SQLiteStore(PagesMixin, MemoriesMixin, EventsMixin, CursorsMixin):
 
     def close(self) -> None:
         self.db.close()
+
+    def optimize(self) -> None:
+        self.db.optimize()
 
     def schema_version(self) -> int:
         return self.db.schema_version()

@@ -7,7 +7,7 @@ import json
 from brainkeep.core.models import Link, Page, PageDraft, PageHit, TimelineEntry
 from brainkeep.core.slugs import normalize_alias
 from brainkeep.store.sqlite.engine import SQLiteEngine
-from brainkeep.store.sqlite.rows import PAGE_COLUMNS, page_from_row
+from brainkeep.store.sqlite.rows import PAGE_COLUMNS, page_columns, page_from_row
 
 
 class PagesMixin:
@@ -69,9 +69,25 @@ class PagesMixin:
             )
             self._clear_derived(page_id)
         self._write_derived(page_id, draft)
-        page = self.get_page(draft.source_id, draft.slug)
-        assert page is not None
-        return page
+        # Built from what was just written rather than read back: one query
+        # less per page on bulk import.
+        return Page(
+            id=page_id,
+            source_id=draft.source_id,
+            slug=draft.slug,
+            title=parsed.title,
+            type=parsed.type,
+            frontmatter=parsed.frontmatter,
+            body=parsed.body,
+            content=draft.content,
+            content_hash=draft.content_hash,
+            visibility=parsed.visibility,
+            summary=parsed.summary,
+            created_at=existing.created_at if existing else now,
+            updated_at=now,
+            last_retrieved_at=existing.last_retrieved_at if existing else None,
+            deleted_at=None,
+        )
 
     def _clear_derived(self, page_id: int) -> None:
         self.db.execute(
@@ -107,14 +123,15 @@ class PagesMixin:
             "VALUES (?, ?, ?, ?, ?)",
             [(page_id, i, e.date, e.summary, e.detail) for i, e in enumerate(parsed.timeline)],
         )
-        for chunk in draft.chunks:
-            cursor = self.db.execute(
-                "INSERT INTO chunks (page_id, ord, kind, text) VALUES (?, ?, ?, ?)",
-                (page_id, chunk.ord, chunk.kind, chunk.text),
-            )
-            self.db.execute(
-                "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)", (cursor.lastrowid, chunk.text)
-            )
+        self.db.executemany(
+            "INSERT INTO chunks (page_id, ord, kind, text) VALUES (?, ?, ?, ?)",
+            [(page_id, chunk.ord, chunk.kind, chunk.text) for chunk in draft.chunks],
+        )
+        # One statement per page (not per chunk) fills the full-text index.
+        self.db.execute(
+            "INSERT INTO chunks_fts (rowid, text) SELECT id, text FROM chunks WHERE page_id = ?",
+            (page_id,),
+        )
         self.db.execute(
             "INSERT INTO pages_fts (rowid, title, aliases) VALUES (?, ?, ?)",
             (page_id, parsed.title, " | ".join(aliases.values())),
@@ -262,9 +279,16 @@ class PagesMixin:
         return [TimelineEntry(**dict(r)) for r in rows]
 
     def find_pages_by_alias(self, source_id: str, alias_norm: str) -> list[Page]:
-        return self._find(
-            "id IN (SELECT page_id FROM page_aliases WHERE alias_norm = ?)", source_id, alias_norm
+        # CROSS JOIN fixes the join order: start from the alias index, not a
+        # scan of every page of the source.
+        rows = self.db.all(
+            f"SELECT {page_columns('p')} FROM page_aliases a "
+            "CROSS JOIN pages p ON p.id = a.page_id WHERE a.alias_norm = ? "
+            "AND p.source_id = ? AND p.deleted_at IS NULL "
+            "ORDER BY +p.updated_at DESC, p.slug LIMIT 20",
+            (alias_norm, source_id),
         )
+        return [page_from_row(r) for r in rows]
 
     def find_pages_by_title(self, source_id: str, title_norm: str) -> list[Page]:
         return self._find("title_norm = ?", source_id, title_norm)
@@ -273,9 +297,12 @@ class PagesMixin:
         return self._find("slug_tail = ?", source_id, tail)
 
     def _find(self, clause: str, source_id: str, value: str) -> list[Page]:
+        # `+updated_at`: ordering by the bare column lets the planner (without
+        # statistics) walk the updated_at index over every page instead of
+        # using the equality index on `clause` — 20 ms instead of 0.02 ms.
         rows = self.db.all(
             f"SELECT {PAGE_COLUMNS} FROM pages WHERE source_id = ? AND deleted_at IS NULL "
-            f"AND {clause} ORDER BY updated_at DESC, slug LIMIT 20",
+            f"AND {clause} ORDER BY +updated_at DESC, slug LIMIT 20",
             (source_id, value),
         )
         return [page_from_row(r) for r in rows]

@@ -1,0 +1,136 @@
+"""The embedding-backed arms of retrieval: chunk vectors for pages, facts by query.
+
+``EmbeddingVectorArm`` plugs into ``SearchService`` (pages). ``FactSearch``
+ranks recall's facts for a query: BM25 over ``memories_fts`` fused by RRF
+(k = 60) with memory-vector cosine when embeddings exist; every recall filter
+(entity, since, session, grep, activity, privacy) still applies.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass
+
+from brainkeep.core.embedding import Embeddings
+from brainkeep.core.models import Memory
+from brainkeep.core.retrieval import CHUNK, MEMORY, FactFilter
+from brainkeep.core.search import (
+    DEGRADED_NO_VECTORS,
+    DEGRADED_PROVIDER_DOWN,
+    VectorHits,
+    and_query,
+    keyword_plan,
+    query_terms,
+)
+from brainkeep.errors import Unavailable
+from brainkeep.store.base import Store
+
+log = logging.getLogger(__name__)
+
+# Fact-arm cut-offs, chosen on bench/data/retrieval_eval.json (docs/search.md,
+# "Facts for a query"): vector neighbours below 0.25 cosine are noise for
+# all-MiniLM-L6-v2; keeping only those within 0.15 of the best, and keyword
+# hits within 30% of the best BM25, stops weak tails outvoting a precise match.
+FACT_MIN_COSINE = 0.25
+FACT_COSINE_WINDOW = 0.15
+FACT_KEYWORD_RATIO = 0.3
+# How many fact ids a narrowed recall (entity, session, ...) restricts the vector arm to.
+NARROWED_ID_CAP = 5000
+
+
+class EmbeddingVectorArm:
+    """``search.VectorArm`` over the brain's chunk index."""
+
+    def __init__(self, embeddings: Embeddings) -> None:
+        self.embeddings = embeddings
+
+    def chunk_hits(self, query: str, *, include_private: bool, limit: int) -> VectorHits:
+        try:
+            hits = self.embeddings.chunk_hits(query, limit, include_private=include_private)
+        except Unavailable as exc:
+            # Degrade, never fail recall: the keyword arms still answer.
+            log.warning("vector search skipped: %s (%s)", exc.message, exc.detail)
+            return VectorHits([], DEGRADED_PROVIDER_DOWN)
+        if not hits and not len(self.embeddings.chunks) and self._vectors_missing():
+            return VectorHits([], DEGRADED_NO_VECTORS)
+        return VectorHits(hits)
+
+    def _vectors_missing(self) -> bool:
+        e = self.embeddings
+        return bool(
+            e.store.missing_embeddings(e.source_id, CHUNK, e.model, e.dim, after_item=0, limit=1)
+        )
+
+
+@dataclass(frozen=True)
+class FactSearch:
+    """Facts ranked for a query: RRF (k = 60) of up to three lists.
+
+    1. BM25 over fact text, keeping hits scoring at least ``keyword_ratio``
+       of the best (an OR query also matches facts sharing one common word:
+       that long tail would otherwise outvote a precise match in RRF).
+    2. The strict list: facts containing every content term (FTS5 AND).
+    3. Cosine to the query (with embeddings), keeping hits within
+       ``cosine_window`` of the best and above ``min_cosine``.
+    """
+
+    store: Store
+    source_id: str
+    embeddings: Embeddings | None = None
+    rrf_k: int = 60
+    min_cosine: float = FACT_MIN_COSINE
+    cosine_window: float = FACT_COSINE_WINDOW
+    keyword_ratio: float = FACT_KEYWORD_RATIO
+
+    def search(self, query: str, filt: FactFilter, *, limit: int) -> list[Memory]:
+        """Facts passing ``filt`` that match ``query``, best first (at most ``limit``)."""
+        pool = max(limit * 3, 30)
+        scores: dict[int, float] = defaultdict(float)
+
+        def fuse(ranked: list[int]) -> None:
+            for rank, memory_id in enumerate(ranked, start=1):
+                scores[memory_id] += 1.0 / (self.rrf_k + rank)
+
+        terms = query_terms(query)
+        plan = keyword_plan(terms, self.store.term_doc_counts(MEMORY, terms))
+        keyword = self.store.keyword_fact_ids(
+            self.source_id, plan.fts, filt, limit=pool, newest=plan.newest
+        )
+        if keyword:
+            floor = keyword[0].score * self.keyword_ratio
+            keyword = [s for s in keyword if s.score >= floor]
+        fuse([s.id for s in keyword])
+        if len(terms) > 1:
+            strict = self.store.keyword_fact_ids(self.source_id, and_query(terms), filt,
+                                                 limit=pool)
+            fuse([s.id for s in strict])
+        else:
+            fuse([s.id for s in keyword])
+        fuse(self._vector(query, filt, pool))
+        best = sorted(scores, key=lambda mid: (scores[mid], mid), reverse=True)[:limit]
+        # Only the final facts are read in full (and re-checked against the filters).
+        facts = self.store.memories_matching(self.source_id, best, filt)
+        return [facts[mid] for mid in best if mid in facts]
+
+    def _vector(self, query: str, filt: FactFilter, pool: int) -> list[int]:
+        if self.embeddings is None:
+            return []
+        only: set[int] | None = None
+        if filt.narrowed:
+            only = set(self.store.fact_ids_matching(self.source_id, filt, limit=NARROWED_ID_CAP))
+            if not only:
+                return []
+        try:
+            hits = self.embeddings.memory_hits(
+                query, pool, include_private=filt.include_private, only=only
+            )
+        except Unavailable as exc:
+            log.warning("fact vector search skipped: %s (%s)", exc.message, exc.detail)
+            return []
+        if hits:
+            floor = max(self.min_cosine, hits[0].cosine - self.cosine_window)
+            hits = [h for h in hits if h.cosine >= floor]
+        # The filter and privacy re-check: vectors are only candidates.
+        passing = self.store.fact_ids_passing(self.source_id, [h.item_id for h in hits], filt)
+        return [h.item_id for h in hits if h.item_id in passing]

@@ -1,0 +1,238 @@
+"""Exact vector search over an in-memory numpy matrix kept in sync with the store.
+
+Why exact search: at brainkeep's scale (tens of thousands of chunks and
+memories per brain) one float32 matrix-vector product over 384-dim unit rows
+takes a few milliseconds on two cores, needs no index build, cannot miss a
+neighbour, and brings no dependency beyond numpy; docs/search.md has the
+numbers.
+
+Sync protocol: the store hands out a watermark — the last embedding id ever
+issued (ids never repeat) and the last tombstone sequence number. A search
+first compares watermarks (one tiny query); when they moved it applies the
+new tombstones and appends rows with ids above the last one loaded, so writes
+by this process and by other processes on the same brain show up without a
+reload. A gap in the tombstones (they were pruned) forces a full reload.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from brainkeep.core.retrieval import StoredEmbeddings
+
+LOAD_BATCH = 20_000
+# Compact once this share of rows is dead (deleted vectors are masked, not moved).
+COMPACT_DEAD_SHARE = 0.25
+
+
+class VectorSource(Protocol):
+    """The part of the Store an index reads."""
+
+    def in_transaction(self) -> bool: ...
+    def embedding_watermark(self) -> tuple[int, int]: ...
+    def load_embeddings(
+        self, source_id: str, kind: str, model: str, dim: int, *, after_id: int, limit: int
+    ) -> StoredEmbeddings: ...
+    def embedding_tombstones(
+        self, after_seq: int
+    ) -> tuple[int | None, list[tuple[int, int]]]: ...
+
+
+@dataclass(frozen=True)
+class VectorHit:
+    """One row of the index that scored for a query."""
+
+    item_id: int  # chunks.id or memories.id
+    page_id: int  # chunk rows: its page; memory rows: 0
+    cosine: float
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    matrix: np.ndarray
+    items: np.ndarray
+    pages: np.ndarray
+    blocked_all: np.ndarray
+    blocked_public: np.ndarray
+
+
+class VectorIndex:
+    """Vectors of one (source, kind, model space), searched exactly.
+
+    Thread-safe: syncing is serialized by a lock; searches run on a snapshot
+    of the arrays, so concurrent searches use both cores (numpy releases the
+    GIL inside the matrix product).
+    """
+
+    def __init__(self, store: VectorSource, *, source_id: str, kind: str, model: str,
+                 dim: int) -> None:
+        self.store = store
+        self.source_id = source_id
+        self.kind = kind
+        self.model = model
+        self.dim = dim
+        self._lock = threading.Lock()
+        self._reset()
+
+    def _reset(self) -> None:
+        self._matrix = np.empty((0, self.dim), dtype=np.float32)
+        self._ids = np.empty(0, dtype=np.int64)
+        self._items = np.empty(0, dtype=np.int64)
+        self._pages = np.empty(0, dtype=np.int64)
+        self._private = np.empty(0, dtype=bool)
+        self._alive = np.empty(0, dtype=bool)
+        self._n = 0
+        self._dead = 0
+        self._pos: dict[int, int] = {}
+        self._max_id = 0
+        self._tomb_seq = 0
+        self._mark: tuple[int, int] | None = None
+        self._snapshot: _Snapshot | None = None
+
+    def __len__(self) -> int:
+        """Live rows currently loaded."""
+        return self._n - self._dead
+
+    # -- sync --------------------------------------------------------------
+
+    def sync(self) -> None:
+        """Catch up with the store (cheap when nothing changed)."""
+        # Inside a write transaction this thread would read its own uncommitted
+        # rows; if they rolled back, their ids would be issued again and missed.
+        if self.store.in_transaction():
+            return
+        with self._lock:
+            mark = self.store.embedding_watermark()
+            if mark == self._mark:
+                return
+            if self._mark is None or not self._apply_tombstones(mark[1]):
+                self._reset()
+                # A full load reflects every deletion up to now.
+                self._tomb_seq = mark[1]
+            self._append_new()
+            if self._dead > COMPACT_DEAD_SHARE * max(self._n, 1) and self._dead > 256:
+                self._compact()
+            self._mark = mark
+            self._snapshot = None
+
+    def _apply_tombstones(self, last_seq: int) -> bool:
+        """Mask rows deleted since the last sync; False when tombstones were pruned.
+
+        Tombstone numbers are issued without gaps, so a missing number between
+        the last one applied and the oldest one kept means pruning passed us.
+        """
+        if last_seq <= self._tomb_seq:
+            return True
+        first, deleted = self.store.embedding_tombstones(self._tomb_seq)
+        if first is None or first > self._tomb_seq + 1:
+            return False
+        for seq, embedding_id in deleted:
+            pos = self._pos.pop(embedding_id, None)
+            if pos is not None and self._alive[pos]:
+                self._alive[pos] = False
+                self._dead += 1
+            self._tomb_seq = seq
+        return True
+
+    def _append_new(self) -> None:
+        while True:
+            batch = self.store.load_embeddings(
+                self.source_id, self.kind, self.model, self.dim,
+                after_id=self._max_id, limit=LOAD_BATCH,
+            )
+            if not len(batch):
+                return
+            rows = np.frombuffer(batch.vectors, dtype=np.float32).reshape(len(batch), self.dim)
+            self._grow(len(batch))
+            lo, hi = self._n, self._n + len(batch)
+            self._matrix[lo:hi] = rows
+            self._ids[lo:hi] = batch.ids
+            self._items[lo:hi] = batch.item_ids
+            self._pages[lo:hi] = batch.page_ids
+            self._private[lo:hi] = batch.private
+            self._alive[lo:hi] = True
+            self._pos.update(zip(batch.ids, range(lo, hi), strict=True))
+            self._n = hi
+            self._max_id = int(batch.ids[-1])
+            if len(batch) < LOAD_BATCH:
+                return
+
+    def _grow(self, extra: int) -> None:
+        need = self._n + extra
+        if need <= len(self._ids):
+            return
+        capacity = max(need, int(len(self._ids) * 1.5) + 1024)
+
+        def grown(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+            out = np.empty(shape, dtype=array.dtype)
+            out[: self._n] = array[: self._n]
+            return out
+
+        self._matrix = grown(self._matrix, (capacity, self.dim))
+        self._ids = grown(self._ids, (capacity,))
+        self._items = grown(self._items, (capacity,))
+        self._pages = grown(self._pages, (capacity,))
+        self._private = grown(self._private, (capacity,))
+        self._alive = grown(self._alive, (capacity,))
+
+    def _compact(self) -> None:
+        keep = np.flatnonzero(self._alive[: self._n])
+        self._matrix = self._matrix[keep].copy()
+        self._ids = self._ids[keep].copy()
+        self._items = self._items[keep].copy()
+        self._pages = self._pages[keep].copy()
+        self._private = self._private[keep].copy()
+        self._alive = np.ones(len(keep), dtype=bool)
+        self._n = len(keep)
+        self._dead = 0
+        self._pos = {int(i): p for p, i in enumerate(self._ids)}
+
+    def _current(self) -> _Snapshot:
+        with self._lock:
+            if self._snapshot is None:
+                n = self._n
+                dead = ~self._alive[:n]
+                self._snapshot = _Snapshot(
+                    matrix=self._matrix[:n],
+                    items=self._items[:n],
+                    pages=self._pages[:n],
+                    blocked_all=dead,
+                    blocked_public=dead | self._private[:n],
+                )
+            return self._snapshot
+
+    # -- search ------------------------------------------------------------
+
+    def search(self, query: np.ndarray, k: int, *, include_private: bool,
+               only_items: set[int] | None = None) -> list[VectorHit]:
+        """The ``k`` rows most similar to the unit vector ``query``, best first.
+
+        Args:
+            query: float32 unit vector of this index's dimension.
+            k: how many rows to return at most.
+            include_private: False hides rows embedded as private (a
+                pre-filter; callers re-check visibility when they read rows).
+            only_items: restrict to these item ids.
+        """
+        self.sync()
+        snap = self._current()
+        if not len(snap.items) or k <= 0:
+            return []
+        scores = snap.matrix @ query.astype(np.float32, copy=False)
+        blocked = snap.blocked_all if include_private else snap.blocked_public
+        scores = np.where(blocked, -np.inf, scores)
+        if only_items is not None:
+            allowed = np.isin(snap.items, np.fromiter(only_items, dtype=np.int64))
+            scores = np.where(allowed, scores, -np.inf)
+        k = min(k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [
+            VectorHit(int(snap.items[i]), int(snap.pages[i]), float(scores[i]))
+            for i in top
+            if np.isfinite(scores[i])
+        ]
