@@ -352,17 +352,6 @@ def check_nothing_lost(home: Path, ids: list[int]) -> int:
         brain.close()
 
 
-def analyze(home: Path) -> None:
-    """Gather planner statistics in the run's copy (the store does not do this yet)."""
-    import sqlite3
-
-    conn = sqlite3.connect(home / "brain.db")
-    try:
-        conn.execute("ANALYZE")
-    finally:
-        conn.close()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--brain", type=Path,
@@ -387,12 +376,6 @@ def main() -> None:
         "--client", choices=("raw", "httpx"), default="raw",
         help="load generator: minimal keep-alive HTTP/1.1 (default, cheap) or httpx",
     )
-    parser.add_argument(
-        "--analyze",
-        action="store_true",
-        help="run SQLite ANALYZE on the brain first (a workaround: without statistics the "
-        "planner picks the ORDER BY index over the lookup index on 20K pages)",
-    )
     args = parser.parse_args()
 
     manifest = ensure_corpus(args.brain, args.scale, args.seed)
@@ -401,8 +384,6 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="brainkeep-http-load-"))
     try:
         copy_brain(args.brain, work)
-        if args.analyze:
-            analyze(work)
         run(args, work, manifest)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -1,0 +1,108 @@
+"""entity() latency at the operation layer on the seeded corpus.
+
+    python bench/entity_card.py [--scale 1|10] [--home DIR]
+
+Builds (or reuses, with --home) the corpus of bench/seed_corpus.py, then makes
+20 warm-up and 200 measured `entity` calls as a remote caller over a mixed
+name set — alias, exact title, namespaced slug, slug suffix, miss — and prints
+p50/p99 per kind and overall. Targets (2-core machine): p99 <= 10 ms at 20K
+pages, <= 25 ms at 200K pages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from seed_corpus import build_corpus  # noqa: E402
+
+from brainkeep.brain import open_brain  # noqa: E402
+from brainkeep.config import load_settings  # noqa: E402
+from brainkeep.core.context import STDIO  # noqa: E402
+from brainkeep.core.verbs.entity import entity  # noqa: E402
+
+TARGET_P99_MS = {1: 10.0, 10: 25.0}
+WARMUP, MEASURED = 20, 200
+MANIFEST = "bench-manifest.json"
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def corpus(home: Path, scale: float) -> dict:
+    manifest_path = home / MANIFEST
+    if manifest_path.exists():
+        manifest = json.loads(manifest_path.read_text())
+        if manifest.get("scale") == scale:
+            print(f"reusing corpus at {home}")
+            return manifest
+    print(f"building the scale-{scale:g} corpus at {home} ...", flush=True)
+    manifest = build_corpus(home, scale, seed=7)
+    manifest_path.write_text(json.dumps(manifest))
+    return manifest
+
+
+def names(manifest: dict, rng: random.Random) -> list[tuple[str, str]]:
+    sample = manifest["sample"]
+    mixed: list[tuple[str, str]] = []
+    for i in range(WARMUP + MEASURED):
+        kind = ("alias", "title", "slug", "suffix", "miss")[i % 5]
+        j = rng.randrange(len(sample["slugs"]))
+        name = {
+            "alias": sample["aliases"][j % len(sample["aliases"])],
+            "title": sample["titles"][j % len(sample["titles"])],
+            "slug": sample["slugs"][j],
+            "suffix": sample["slugs"][j].rsplit("/", 1)[-1],
+            "miss": f"nobody called zq{rng.randrange(10**6)}",
+        }[kind]
+        mixed.append((kind, name))
+    return mixed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=float, default=1)
+    parser.add_argument("--home", type=Path, help="corpus folder to build or reuse")
+    args = parser.parse_args()
+    home = args.home or Path(tempfile.mkdtemp(prefix="bk-entity-bench-"))
+    manifest = corpus(home, args.scale)
+    brain = open_brain(load_settings(home, env={}), embedder=None, chat=None)
+    brain.store.optimize()  # as `brainkeep serve` does at start
+    calls = names(manifest, random.Random(11))
+    by_kind: dict[str, list[float]] = {}
+    found = 0
+    for i, (kind, name) in enumerate(calls):
+        started = time.perf_counter()
+        result = entity(brain, STDIO, name=name)
+        elapsed = (time.perf_counter() - started) * 1000
+        if i < WARMUP:
+            continue
+        by_kind.setdefault(kind, []).append(elapsed)
+        found += bool(result["found"])
+    brain.close()
+    every = [v for values in by_kind.values() for v in values]
+    pages = manifest["counts"]["pages"]
+    print(f"entity() at the operation layer, {pages:,} pages, {len(every)} measured calls, "
+          f"{found} found")
+    for kind, values in by_kind.items():
+        print(f"  {kind:<7} n={len(values):<4} p50 {pct(values, .5):6.2f} ms  "
+              f"p99 {pct(values, .99):6.2f} ms")
+    p99 = pct(every, 0.99)
+    target = TARGET_P99_MS.get(int(args.scale), TARGET_P99_MS[1])
+    print(f"  all     p50 {pct(every, .5):6.2f} ms  p99 {p99:6.2f} ms  mean "
+          f"{statistics.mean(every):.2f} ms   target p99 <= {target:g} ms: "
+          + ("ok" if p99 <= target else "MISSED"))
+
+
+if __name__ == "__main__":
+    main()
