@@ -8,10 +8,7 @@ tests exercise the same client adapters `--target` uses.
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +18,9 @@ from click.testing import CliRunner
 from brainkeep.cli.main import cli
 from brainkeep.conformance import parse_target, run_conformance
 from brainkeep.conformance.report import ConformanceReport
+
+from .servers import free_port
+from .servers import http_server as http_server_process
 
 FAKE = Path(__file__).with_name("fake_verbs_server.py")
 PYTHON = sys.executable
@@ -109,39 +109,12 @@ def test_cli_exit_codes_and_json() -> None:
 # ── Streamable HTTP with a bearer token ────────────────────────────────────
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def http_server() -> Iterator[str]:
-    port = _free_port()
-    proc = subprocess.Popen(
-        [PYTHON, str(FAKE), "--http", str(port), "--token", "s3cret"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-                time.sleep(0.05)
-        else:
-            pytest.fail("fake HTTP server did not start")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    port = free_port()
+    argv = [PYTHON, str(FAKE), "--http", str(port), "--token", "s3cret"]
+    with http_server_process(argv, port, startup_s=20) as url:
+        yield url
 
 
 def test_http_target_with_bearer_token(http_server: str) -> None:

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +18,8 @@ from click.testing import CliRunner, Result
 
 from brainkeep.cli.main import cli
 from brainkeep.ops.response_schemas import VERB_NAMES
+
+from .servers import free_port, http_server
 
 
 def invoke(home: Path, *args: str) -> Result:
@@ -112,12 +112,6 @@ def test_python_dash_m_runs_the_cli() -> None:
 # ── our own Streamable HTTP transport, certified with a bearer token ───────
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _create_token(home: Path, name: str, scopes: str) -> str:
     result = invoke(home, "token", "create", "--name", name, "--scopes", scopes, "--json")
     assert result.exit_code == 0, result.output
@@ -126,31 +120,11 @@ def _create_token(home: Path, name: str, scopes: str) -> str:
 
 @pytest.fixture
 def http_url(home: Path) -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "BRAINKEEP_HOME": str(home)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "brainkeep", "serve", "--http", "--port", str(port)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-                time.sleep(0.05)
-        else:
-            pytest.fail("brainkeep serve --http did not start")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    argv = [sys.executable, "-m", "brainkeep", "serve", "--http", "--port", str(port)]
+    with http_server(argv, port, env=env) as url:
+        yield url
 
 
 def test_http_self_certification_with_a_write_token(home: Path, http_url: str) -> None:
