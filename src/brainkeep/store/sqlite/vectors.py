@@ -401,32 +401,30 @@ class VectorsMixin:
         self, source_id: str, chunk_ids: list[int], *, include_private: bool
     ) -> dict[int, ChunkView]:
         """Chunks of live, visible pages by chunk id."""
-        if not chunk_ids:
-            return {}
-        privacy = "" if include_private else "AND p.visibility = 'world'"
-        rows = self.db.all(
-            "SELECT c.id, c.page_id, p.slug, p.title, c.text, c.kind, p.updated_at "
-            f"FROM chunks c JOIN pages p ON p.id = c.page_id WHERE c.id IN ({_marks(chunk_ids)}) "
-            f"AND +p.source_id = ? AND p.deleted_at IS NULL {privacy}",
-            (*chunk_ids, source_id),
-        )
-        return {int(r[0]): ChunkView(int(r[0]), int(r[1]), *r[2:]) for r in rows}
+        views = self._chunk_views(source_id, "c.id", chunk_ids, include_private)
+        return {view.chunk_id: view for view in views}
 
     def lead_chunks(
         self, source_id: str, page_ids: list[int], *, include_private: bool
     ) -> dict[int, ChunkView]:
-        """The first chunk of each page (for pages found by title alone)."""
-        if not page_ids:
-            return {}
+        """The first chunk of each page (for pages found by title alone), by page id."""
+        views = self._chunk_views(source_id, "c.page_id", page_ids, include_private,
+                                  extra="AND c.ord = 0")
+        return {view.page_id: view for view in views}
+
+    def _chunk_views(
+        self, source_id: str, key: str, ids: list[int], include_private: bool, extra: str = ""
+    ) -> list[ChunkView]:
+        if not ids:
+            return []
         privacy = "" if include_private else "AND p.visibility = 'world'"
         rows = self.db.all(
             "SELECT c.id, c.page_id, p.slug, p.title, c.text, c.kind, p.updated_at "
-            "FROM chunks c JOIN pages p ON p.id = c.page_id "
-            f"WHERE c.page_id IN ({_marks(page_ids)}) AND c.ord = 0 "
-            f"AND +p.source_id = ? AND p.deleted_at IS NULL {privacy}",
-            (*page_ids, source_id),
+            f"FROM chunks c JOIN pages p ON p.id = c.page_id WHERE {key} IN ({_marks(ids)}) "
+            f"{extra} AND +p.source_id = ? AND p.deleted_at IS NULL {privacy}",
+            (*ids, source_id),
         )
-        return {int(r[1]): ChunkView(int(r[0]), int(r[1]), *r[2:]) for r in rows}
+        return [ChunkView(int(r[0]), int(r[1]), *r[2:]) for r in rows]
 
     # -- facts -------------------------------------------------------------
 
