@@ -49,6 +49,17 @@ class BrainkeepError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def payload(self) -> dict[str, str]:
+        """The error as data: ``{error, message, suggestion, detail?}``.
+
+        Each front end adds only its own framing (MCP verbs add
+        ``protocol_version``; the CLI prints it or dumps it as JSON).
+        """
+        data = {"error": self.code, "message": self.message, "suggestion": self.suggestion}
+        if self.detail:
+            data["detail"] = self.detail
+        return data
+
 
 class InvalidInput(BrainkeepError):
     """The caller sent something we cannot accept; nothing was written."""

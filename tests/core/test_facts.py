@@ -107,12 +107,6 @@ def test_list_since_composes_with_entity(brain: Brain, steps: StepClock) -> None
     assert [m.text for m in brain.facts.list_facts(LOCAL, since=cutoff, entity="people/alice")] == [
         "new alice"
     ]
-    assert [
-        m.text
-        for m in brain.store.memories_created_since(
-            "default", cutoff, include_private=True, limit=10
-        )
-    ] == ["new alice", "new bob"]
 
 
 def test_expire_with_reason_keeps_row_and_logs(brain: Brain) -> None:

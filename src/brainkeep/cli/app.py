@@ -89,15 +89,16 @@ def emit(cli: CliContext, data: Any, human: Callable[[], None] | str | None = No
         human()
 
 
-def error_payload(exc: BrainkeepError) -> dict[str, Any]:
-    payload: dict[str, Any] = {
-        "error": exc.code,
-        "message": exc.message,
-        "suggestion": exc.suggestion,
-    }
-    if exc.detail:
-        payload["detail"] = exc.detail
-    return payload
+def report_error(cli: CliContext, payload: dict[str, Any]) -> int:
+    """Print an error payload to stderr (JSON in --json mode); return its exit code."""
+    if cli.json_mode:
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False), err=True)
+    else:
+        click.echo(f"error: {payload['message']}", err=True)
+        click.echo(f"  fix: {payload['suggestion']}", err=True)
+        if payload.get("detail"):
+            click.echo(f"  detail: {payload['detail']}", err=True)
+    return EXIT_CODES.get(payload["error"], 1)
 
 
 class BrainkeepGroup(click.Group):
@@ -107,15 +108,7 @@ class BrainkeepGroup(click.Group):
         try:
             return super().invoke(ctx)
         except BrainkeepError as exc:
-            cli = ctx.ensure_object(CliContext)
-            if cli.json_mode:
-                click.echo(json.dumps(error_payload(exc), indent=2), err=True)
-            else:
-                click.echo(f"error: {exc.message}", err=True)
-                click.echo(f"  fix: {exc.suggestion}", err=True)
-                if exc.detail:
-                    click.echo(f"  detail: {exc.detail}", err=True)
-            ctx.exit(EXIT_CODES.get(exc.code, 1))
+            ctx.exit(report_error(ctx.ensure_object(CliContext), exc.payload()))
         finally:
             ctx.ensure_object(CliContext).close()
 

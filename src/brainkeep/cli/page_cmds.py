@@ -10,11 +10,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from brainkeep.cli.app import CliContext, emit, json_option, read_text_arg
 from brainkeep.cli.embed_cmd import run_backfill
-from brainkeep.cli.views import page_view
 from brainkeep.core.clock import normalize_ts
 from brainkeep.core.context import LOCAL
 from brainkeep.core.transfer import export_dir, import_dir
 from brainkeep.errors import InvalidInput
+from brainkeep.ops.page_ops import page_view
 
 pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 

@@ -9,6 +9,7 @@ import threading
 import click
 
 from brainkeep.cli.app import CliContext
+from brainkeep.ops.catalog import SURFACES
 
 pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 
@@ -16,7 +17,7 @@ pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 @click.command()
 @click.option(
     "--surface",
-    type=click.Choice(["full", "verbs"]),
+    type=click.Choice(SURFACES),
     default=None,
     help="MCP tools to expose: the seven verbs, or verbs plus page operations "
     "(default: config mcp_surface, else full).",
@@ -64,7 +65,7 @@ def serve(
         else:
             from brainkeep.mcp.stdio import run_stdio_server
 
-            run_stdio_server(brain, settings, surface=surface)
+            run_stdio_server(brain, surface=surface)
     finally:
         if grpc_handle is not None:
             grpc_handle.stop(grace=5.0)

@@ -13,12 +13,10 @@ from typing import Any
 
 import click
 
-from brainkeep.cli.app import EXIT_CODES, CliContext, json_option
+from brainkeep.cli.app import CliContext, json_option, report_error
 from brainkeep.core.context import LOCAL
 from brainkeep.ops.catalog import Operation, Param
-from brainkeep.ops.dispatch import Dispatcher
-from brainkeep.ops.registry import build_catalog
-from brainkeep.ops.usage import UsageLog
+from brainkeep.ops.registry import build_catalog, open_dispatcher
 
 pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 
@@ -88,19 +86,11 @@ def make_verb_command(op: Operation) -> click.Command:
     @pass_cli
     def run(cli: CliContext, **kwargs: Any) -> None:
         brain = cli.brain()
-        dispatcher = Dispatcher(
-            build_catalog(), brain, surface="full", usage=UsageLog(cli.settings.usage_path)
-        )
+        dispatcher = open_dispatcher(brain, "full")
         params = {k: v for k, v in kwargs.items() if v is not None}
         outcome = dispatcher.call(op.name, params, LOCAL)
         if outcome.is_error:
-            payload = outcome.payload
-            if cli.json_mode:
-                click.echo(json.dumps(payload, indent=2, ensure_ascii=False), err=True)
-            else:
-                click.echo(f"error: {payload['message']}", err=True)
-                click.echo(f"  fix: {payload['suggestion']}", err=True)
-            raise SystemExit(EXIT_CODES.get(payload["error"], 1))
+            raise SystemExit(report_error(cli, outcome.payload))
         if cli.json_mode:
             click.echo(json.dumps(outcome.payload, indent=2, ensure_ascii=False))
         else:

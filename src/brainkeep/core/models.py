@@ -115,20 +115,6 @@ class TimelineEntry:
 
 
 @dataclass(frozen=True)
-class PageHit:
-    """One keyword (or later hybrid) search hit over page chunks."""
-
-    slug: str
-    title: str
-    chunk: str
-    chunk_kind: str
-    score: float
-    updated_at: str
-    matched_title: bool = False
-    matched_alias: bool = False
-
-
-@dataclass(frozen=True)
 class MemoryDraft:
     """A memory (MCP fact or gRPC memory) ready to be inserted."""
 

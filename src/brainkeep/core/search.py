@@ -32,7 +32,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from brainkeep.core.models import PageHit
 from brainkeep.core.retrieval import CHUNK, PAGE, PageHead, ScoredId
 from brainkeep.core.slugs import normalize_alias, strip_accents
 from brainkeep.core.vectors import VectorHit
@@ -119,11 +118,6 @@ def query_terms(query: str) -> list[str]:
     words = list(dict.fromkeys(words_of(query)))
     content = [w for w in words if w not in STOPWORDS]
     return (content or words)[:MAX_QUERY_TERMS]
-
-
-def fts_query(query: str) -> str:
-    """An FTS5 MATCH expression: any term, each quoted so punctuation cannot inject syntax."""
-    return or_query(query_terms(query))
 
 
 def or_query(terms: list[str]) -> str:
@@ -278,12 +272,6 @@ class SearchService:
     source_id: str
     vector_arm: VectorArm | None = None
     rrf_k: int = 60
-
-    def keyword(self, query: str, *, include_private: bool, limit: int) -> list[PageHit]:
-        """Pages by the keyword arm alone (best chunk per page), no fusion."""
-        return self.store.search_pages_keyword(
-            self.source_id, fts_query(query), include_private=include_private, limit=limit
-        )
 
     def search(self, query: str, *, include_private: bool, limit: int) -> SearchOutcome:
         """Best pages for ``query`` (one result per page), evidence stamped.

@@ -40,9 +40,7 @@ from brainkeep.mcp.gate import GateLimits, McpGate
 from brainkeep.mcp.limits import RateLimiter
 from brainkeep.mcp.routing import SessionRouter
 from brainkeep.mcp.server import build_server
-from brainkeep.ops.dispatch import Dispatcher
-from brainkeep.ops.registry import build_catalog
-from brainkeep.ops.usage import UsageLog
+from brainkeep.ops.registry import open_dispatcher
 
 log = logging.getLogger("brainkeep.http")
 
@@ -118,9 +116,7 @@ def limits_from(settings: Settings) -> tuple[GateLimits, int, int]:
 
 def build_http_app(brain: Brain, settings: Settings, *, surface: str, bind: str) -> McpFront:
     """The ASGI app: ``/mcp`` behind the gate, ``/health`` open."""
-    dispatcher = Dispatcher(
-        build_catalog(), brain, surface=surface, usage=UsageLog(settings.usage_path)
-    )
+    dispatcher = open_dispatcher(brain, surface)
     server = build_server(dispatcher, lambda ctx: caller_from_request(ctx.request))
     limits, token_rate, ip_rate = limits_from(settings)
     common: dict[str, Any] = {

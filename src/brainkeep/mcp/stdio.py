@@ -9,24 +9,19 @@ import anyio
 from mcp.server.stdio import stdio_server
 
 from brainkeep.brain import Brain
-from brainkeep.config import Settings
 from brainkeep.core.context import STDIO
 from brainkeep.mcp.server import build_server
-from brainkeep.ops.dispatch import Dispatcher
-from brainkeep.ops.registry import build_catalog
-from brainkeep.ops.usage import UsageLog
+from brainkeep.ops.registry import open_dispatcher
 
 
-def run_stdio_server(brain: Brain, settings: Settings, *, surface: str) -> None:
+def run_stdio_server(brain: Brain, *, surface: str) -> None:
     """Serve MCP on stdin/stdout until the client closes the stream.
 
     stdio callers are remote (world-only) per the trust model: whoever spawned
     us is an agent host, not the trusted local CLI.
     """
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    dispatcher = Dispatcher(
-        build_catalog(), brain, surface=surface, usage=UsageLog(settings.usage_path)
-    )
+    dispatcher = open_dispatcher(brain, surface)
     server = build_server(dispatcher, lambda _ctx: STDIO)
     print(f"brainkeep: MCP over stdio, surface={surface}", file=sys.stderr)
 

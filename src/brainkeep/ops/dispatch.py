@@ -78,23 +78,8 @@ def check_params(op: Operation, params: dict[str, Any]) -> None:
 
 
 def verb_error(exc: BrainkeepError) -> dict[str, Any]:
-    payload: dict[str, Any] = {
-        "error": exc.code,
-        "message": exc.message,
-        "suggestion": exc.suggestion,
-    }
-    if exc.detail:
-        payload["detail"] = exc.detail
-    payload["protocol_version"] = PROTOCOL_VERSION
-    return payload
-
-
-def op_error(exc: BrainkeepError) -> dict[str, Any]:
-    payload: dict[str, Any] = {"error": exc.code, "message": exc.message,
-                               "suggestion": exc.suggestion}
-    if exc.detail:
-        payload["detail"] = exc.detail
-    return payload
+    """The MEMORY_VERBS error envelope: the error's payload plus protocol_version."""
+    return {**exc.payload(), "protocol_version": PROTOCOL_VERSION}
 
 
 @dataclass
@@ -106,13 +91,16 @@ class Dispatcher:
     surface: str = "full"
     usage: UsageLog | None = None
 
+    def __post_init__(self) -> None:
+        self._visible_names = frozenset(op.name for op in self.visible())
+
     def visible(self) -> tuple[Operation, ...]:
         return self.catalog.for_surface(self.surface)
 
     def call(self, name: str, params: dict[str, Any] | None, caller: Caller) -> Outcome:
         """Run one operation and shape its result or error."""
         op = self.catalog.get(name)
-        if op is None or op not in self.visible():
+        if op is None or name not in self._visible_names:
             # Same answer for hidden and nonexistent names: no leak of what exists.
             return Outcome({"error": "unknown_tool", "message": f"Unknown tool: {name}"}, True)
         started = time.perf_counter()
@@ -126,13 +114,13 @@ class Dispatcher:
             result = op.handler(ctx, args)
             outcome = Outcome(result, False)
         except BrainkeepError as exc:
-            outcome = Outcome(verb_error(exc) if op.verb else op_error(exc), True)
+            outcome = Outcome(verb_error(exc) if op.verb else exc.payload(), True)
         except Exception as exc:  # the edge: convert, never swallow
             log.exception("operation %s failed", name)
             internal = BrainkeepError(
                 f"{type(exc).__name__}: {exc}", suggestion=INTERNAL_SUGGESTION
             )
-            outcome = Outcome(verb_error(internal) if op.verb else op_error(internal), True)
+            outcome = Outcome(verb_error(internal) if op.verb else internal.payload(), True)
         if op.verb and self.usage is not None:
             self._record(op, caller, outcome, started, result)
         return outcome

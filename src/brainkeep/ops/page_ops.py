@@ -13,23 +13,33 @@ from brainkeep.ops.context import OpContext
 SEARCH_LIMIT_MAX = 100
 
 
-def page_object(ctx: OpContext, page: Page) -> dict[str, Any]:
-    pages = ctx.brain.pages
-    return {
+def page_view(page: Page, *, with_content: bool = True) -> dict[str, Any]:
+    """A page's record as data (shared by the page operations and the CLI)."""
+    data: dict[str, Any] = {
         "slug": page.slug,
         "title": page.title,
         "type": page.type,
         "visibility": page.visibility,
         "summary": page.summary,
         "frontmatter": page.frontmatter,
-        "content": page.content,
+        "content_hash": page.content_hash,
+        "created_at": page.created_at,
+        "updated_at": page.updated_at,
+    }
+    if with_content:
+        data["content"] = page.content
+    return data
+
+
+def page_object(ctx: OpContext, page: Page) -> dict[str, Any]:
+    """`get_page`'s answer: the record plus compiled truth, timeline, links, aliases."""
+    pages = ctx.brain.pages
+    return {
+        **page_view(page),
         "compiled_truth": page.body,
         "timeline": [vars(e) for e in pages.timeline(page.slug, ctx.caller)],
         "links": [vars(ln) for ln in pages.links(page.slug, ctx.caller)],
         "aliases": ctx.brain.store.page_aliases(page.id),
-        "content_hash": page.content_hash,
-        "created_at": page.created_at,
-        "updated_at": page.updated_at,
     }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from brainkeep.brain import Brain
-from brainkeep.core.mnemo.ranking import DEFAULT_WEIGHTS, Fusion, bm25_rank, fts_query, query_terms
+from brainkeep.core.mnemo.ranking import DEFAULT_WEIGHTS, Fusion, bm25_rank, query_terms
 from brainkeep.core.mnemo.remember import RememberInput
 from brainkeep.core.models import Memory
 from brainkeep.errors import InvalidInput
@@ -13,7 +13,7 @@ from brainkeep.errors import InvalidInput
 
 def test_query_terms_fold_dedupe_and_quote() -> None:
     assert query_terms("Café CAFE, \"drop\" table; café") == ["cafe", "drop", "table"]
-    assert fts_query(["a", "b"]) == '"a" OR "b"'
+    assert query_terms("not the one") == ["not", "the", "one"]  # stopwords kept
     assert query_terms("!!!") == []
 
 

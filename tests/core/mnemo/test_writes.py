@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -118,10 +119,17 @@ def test_read_log_flushes_in_the_background_and_goes_idle(mnemo: MnemoService,
                                                           brain: Brain) -> None:
     memory = mnemo.remember(RememberInput(content="background", agent_id="a"))
     mnemo.ctx.reads.record("a", "lexical", [memory.id])
-    while brain.store.get_memory_by_uuid(memory.uuid).access_count != 1:
-        time.sleep(0.01)
-    while mnemo.ctx.reads._thread is not None:
-        time.sleep(0.01)
+
+    def eventually(condition: Callable[[], bool], seconds: float = 5.0) -> bool:
+        deadline = time.monotonic() + seconds
+        while not condition():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return True
+
+    assert eventually(lambda: brain.store.get_memory_by_uuid(memory.uuid).access_count == 1)
+    assert eventually(lambda: mnemo.ctx.reads._thread is None)  # the flusher goes idle
 
 
 def test_a_job_may_call_transact_again(brain: Brain) -> None:

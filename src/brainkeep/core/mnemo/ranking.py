@@ -9,13 +9,12 @@ fusion: ``score(m) = sum_i w_i / (k + rank_i(m))`` over the lists ``m`` is in
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass
 
 from brainkeep.core.mnemo.models import Scored
 from brainkeep.core.models import Memory
-from brainkeep.core.slugs import strip_accents
+from brainkeep.core.search import words_of
 from brainkeep.errors import InvalidInput
 
 MAX_QUERY_TERMS = 16
@@ -25,14 +24,12 @@ DEFAULT_RRF_K = 60.0
 
 
 def query_terms(query: str) -> list[str]:
-    """Lowercase, accent-folded word terms, de-duplicated and capped."""
-    words = re.findall(r"\w+", strip_accents(query).lower())
-    return list(dict.fromkeys(words))[:MAX_QUERY_TERMS]
+    """Lowercase, accent-folded word terms, de-duplicated and capped.
 
-
-def fts_query(terms: list[str], operator: str = "OR") -> str:
-    """An FTS5 MATCH expression joining the terms; quoting keeps FTS syntax out."""
-    return f" {operator} ".join(f'"{term}"' for term in terms)
+    Unlike page search, stopwords stay: a memory is short, and "not" or "no"
+    can be what a lexical recall is looking for.
+    """
+    return list(dict.fromkeys(words_of(query)))[:MAX_QUERY_TERMS]
 
 
 @dataclass(frozen=True)
@@ -89,7 +86,7 @@ class Fusion:
 
 def bm25_rank(memories: list[Memory], terms: list[str]) -> list[tuple[Memory, float]]:
     """Okapi BM25 over an in-memory candidate set (the ``as_of`` path has no FTS rows)."""
-    docs = [Counter(query_terms_all(m.text)) for m in memories]
+    docs = [Counter(words_of(m.text)) for m in memories]
     if not docs:
         return []
     avg = sum(sum(d.values()) for d in docs) / len(docs) or 1.0
@@ -107,8 +104,3 @@ def bm25_rank(memories: list[Memory], terms: list[str]) -> list[tuple[Memory, fl
             scored.append((memory, score))
     scored.sort(key=lambda pair: (-pair[1], -pair[0].id))
     return scored
-
-
-def query_terms_all(text: str) -> list[str]:
-    """Every word term of ``text`` (not de-duplicated: term frequencies count)."""
-    return re.findall(r"\w+", strip_accents(text).lower())

@@ -21,8 +21,9 @@ from brainkeep.core.mnemo.models import (
     Reconstruction,
     Scored,
 )
-from brainkeep.core.mnemo.ranking import Fusion, bm25_rank, fts_query, query_terms
+from brainkeep.core.mnemo.ranking import Fusion, bm25_rank, query_terms
 from brainkeep.core.models import MEMORY_TYPES, SCOPES, Memory
+from brainkeep.core.search import and_query, or_query
 from brainkeep.errors import InvalidInput
 
 DEFAULT_LIMIT = 10
@@ -101,11 +102,11 @@ def _lexical(ctx: MnemoContext, plan: _Plan, n: int) -> list[tuple[Memory, float
         # FTS holds live rows only; a past instant may need since-deleted ones.
         candidates = ctx.store.mnemo_scan(plan.filt, plan.terms, SCAN_CAP)
         return bm25_rank(candidates, plan.terms)[:n]
-    hits = ctx.store.mnemo_lexical(plan.filt, fts_query(plan.terms, "AND"), n)
+    hits = ctx.store.mnemo_lexical(plan.filt, and_query(plan.terms), n)
     if len(hits) >= n or len(plan.terms) < 2:
         return hits
     seen = {m.id for m, _ in hits}
-    loose = ctx.store.mnemo_lexical(plan.filt, fts_query(plan.terms, "OR"), n)
+    loose = ctx.store.mnemo_lexical(plan.filt, or_query(plan.terms), n)
     return hits + [(m, s) for m, s in loose if m.id not in seen][: n - len(hits)]
 
 

@@ -16,6 +16,7 @@ PROTOCOL_VERSION = 1
 MAX_ENTITIES = 8
 
 T = TypeVar("T")
+U = TypeVar("U")
 
 
 def iso_z(moment: datetime) -> str:
@@ -121,6 +122,35 @@ def pack(items: Sequence[T], cost: Callable[[T], int], budget: int) -> Packed:
         kept.append(item)
         used += c
     return Packed(kept, used, len(items) - len(kept))
+
+
+@dataclass(frozen=True)
+class PackedPair:
+    """Two lists packed into one budget: the first list, then the remainder."""
+
+    first: list[Any]
+    second: list[Any]
+    used: int
+    dropped: int
+
+
+def pack_pair(
+    first: Sequence[T],
+    first_cost: Callable[[T], int],
+    second: Sequence[U],
+    second_cost: Callable[[U], int],
+    budget: int,
+) -> PackedPair:
+    """Pack ``first`` into ``budget``, then ``second`` into what remains.
+
+    Every verb packs this way (recall: facts then results; context_pack:
+    cards then facts; delta: pages then facts). With nothing left over, the
+    second list is dropped whole.
+    """
+    head = pack(first, first_cost, budget)
+    remaining = budget - head.used
+    tail = pack(second, second_cost, remaining) if remaining > 0 else Packed([], 0, len(second))
+    return PackedPair(head.kept, tail.kept, head.used + tail.used, head.dropped + tail.dropped)
 
 
 def parse_entities(value: Any) -> list[str]:

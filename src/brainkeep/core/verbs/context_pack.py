@@ -16,7 +16,7 @@ from brainkeep.core.verbs.common import (
     clean_line,
     estimate_tokens,
     normalize_cursor,
-    pack,
+    pack_pair,
     parse_budget,
     parse_entities,
     render_envelope,
@@ -127,17 +127,10 @@ def context_pack(
     response: dict[str, Any] = {"protocol_version": PROTOCOL_VERSION, "entities": names}
     budget = parse_budget(budget_tokens)
     if budget is not None:
-        packed_cards = pack(cards, _card_cost, budget)
-        cards, used, dropped = packed_cards.kept, packed_cards.used, packed_cards.dropped
-        remaining = budget - used
-        if remaining > 0:
-            packed_facts = pack(facts, lambda f: estimate_tokens(f["fact"]), remaining)
-            facts = packed_facts.kept
-            used += packed_facts.used
-            dropped += packed_facts.dropped
-        else:
-            dropped += len(facts)
-            facts = []
+        packed = pack_pair(
+            cards, _card_cost, facts, lambda f: estimate_tokens(f["fact"]), budget
+        )
+        cards, facts, used, dropped = packed.first, packed.second, packed.used, packed.dropped
         response.update(budget_tokens=budget, budget_used=used, dropped_count=dropped)
     threads = threads_after(cards, since_us)
     response.update(cards=cards, open_threads=threads, facts=facts)

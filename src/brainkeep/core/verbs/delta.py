@@ -21,7 +21,7 @@ from brainkeep.core.verbs.common import (
     estimate_tokens,
     iso_z,
     normalize_cursor,
-    pack,
+    pack_pair,
     parse_budget,
     parse_entities,
     render_envelope,
@@ -113,15 +113,13 @@ def delta(
     kept_pages, kept_facts = pages, facts
     response: dict[str, Any] = {"protocol_version": PROTOCOL_VERSION, "since": window.since}
     if budget is not None:
-        packed_pages = pack(pages, lambda p: estimate_tokens(f"{p.title} {p.slug}"), budget)
-        kept_pages, used = packed_pages.kept, packed_pages.used
-        remaining = budget - used
-        if remaining > 0:
-            packed_facts = pack(facts, lambda m: estimate_tokens(m.text), remaining)
-            kept_facts, used = packed_facts.kept, used + packed_facts.used
-        else:
-            kept_facts = []
-        dropped = (len(pages) - len(kept_pages)) + (len(facts) - len(kept_facts))
+        packed = pack_pair(
+            pages, lambda p: estimate_tokens(f"{p.title} {p.slug}"),
+            facts, lambda m: estimate_tokens(m.text),
+            budget,
+        )
+        kept_pages, kept_facts = packed.first, packed.second
+        used, dropped = packed.used, packed.dropped
         response.update(budget_tokens=budget, budget_used=used, dropped_count=dropped)
 
     facts_pending = facts_overflow or len(kept_facts) < len(facts)

@@ -9,7 +9,7 @@ from brainkeep.core.context import Caller
 from brainkeep.core.verbs.common import (
     PROTOCOL_VERSION,
     estimate_tokens,
-    pack,
+    pack_pair,
     parse_budget,
     parse_since,
 )
@@ -83,23 +83,16 @@ def recall(
             response["search_degraded"] = outcome.degraded
     budget = parse_budget(budget_tokens)
     if budget is not None:
-        packed_facts = pack(fact_items, lambda f: estimate_tokens(f["fact"]), budget)
-        fact_items = packed_facts.kept
-        used, dropped = packed_facts.used, packed_facts.dropped
+        packed = pack_pair(
+            fact_items,
+            lambda f: estimate_tokens(f["fact"]),
+            results or [],
+            lambda r: estimate_tokens(r["title"]) + estimate_tokens(r["chunk"]),
+            budget,
+        )
+        fact_items, used, dropped = packed.first, packed.used, packed.dropped
         if results is not None:
-            remaining = budget - used
-            if remaining > 0:
-                packed_results = pack(
-                    results,
-                    lambda r: estimate_tokens(r["title"]) + estimate_tokens(r["chunk"]),
-                    remaining,
-                )
-                results = packed_results.kept
-                used += packed_results.used
-                dropped += packed_results.dropped
-            else:
-                dropped += len(results)
-                results = []
+            results = packed.second
         response.update(budget_tokens=budget, budget_used=used, dropped_count=dropped)
     response["facts"] = fact_items
     response["total"] = len(fact_items)

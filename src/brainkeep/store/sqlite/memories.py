@@ -199,14 +199,3 @@ class MemoriesMixin:
         )
         return [memory_from_row(r) for r in rows]
 
-    def memories_created_since(
-        self, source_id: str, since: str, *, include_private: bool, limit: int
-    ) -> list[Memory]:
-        """Memories created after ``since`` (expired ones too), oldest first."""
-        privacy = "" if include_private else "AND visibility = 'world'"
-        rows = self.db.all(
-            f"SELECT * FROM memories WHERE source_id = ? AND created_at > ? "
-            f"AND deleted_at IS NULL {privacy} ORDER BY created_at, id LIMIT ?",
-            (source_id, since, limit),
-        )
-        return [memory_from_row(r) for r in rows]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from brainkeep.core.models import Link, Page, PageDraft, PageHit, TimelineEntry
+from brainkeep.core.models import Link, Page, PageDraft, TimelineEntry
 from brainkeep.core.slugs import normalize_alias
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.rows import PAGE_COLUMNS, page_columns, page_from_row
@@ -307,62 +307,3 @@ class PagesMixin:
         )
         return [page_from_row(r) for r in rows]
 
-    def search_pages_keyword(
-        self, source_id: str, fts_query: str, *, include_private: bool, limit: int
-    ) -> list[PageHit]:
-        """BM25 over chunks plus title/alias matches; best chunk per page first."""
-        if not fts_query:
-            return []
-        privacy = "" if include_private else "AND p.visibility = 'world'"
-        chunk_rows = self.db.all(
-            "SELECT p.slug, p.title, p.updated_at, c.text, c.kind, bm25(chunks_fts) AS score "
-            "FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
-            "JOIN pages p ON p.id = c.page_id "
-            f"WHERE chunks_fts MATCH ? AND p.source_id = ? {privacy} "
-            "ORDER BY score LIMIT ?",
-            (fts_query, source_id, limit * 4),
-        )
-        title_rows = self.db.all(
-            "SELECT p.slug, bm25(pages_fts, 2.0, 1.0) AS score, "
-            "highlight(pages_fts, 0, '\x01', '\x02') AS t_hit, "
-            "highlight(pages_fts, 1, '\x01', '\x02') AS a_hit "
-            "FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid "
-            f"WHERE pages_fts MATCH ? AND p.source_id = ? {privacy} ORDER BY score LIMIT ?",
-            (fts_query, source_id, limit),
-        )
-        title_hits = {r["slug"]: ("\x01" in r["t_hit"], "\x01" in r["a_hit"]) for r in title_rows}
-        hits: dict[str, PageHit] = {}
-        for r in chunk_rows:
-            if r["slug"] in hits:
-                continue
-            t_hit, a_hit = title_hits.get(r["slug"], (False, False))
-            hits[r["slug"]] = PageHit(
-                slug=r["slug"],
-                title=r["title"],
-                chunk=r["text"],
-                chunk_kind=r["kind"],
-                score=-float(r["score"]),
-                updated_at=r["updated_at"],
-                matched_title=t_hit,
-                matched_alias=a_hit,
-            )
-        missing = [s for s in title_hits if s not in hits]
-        if missing:
-            for page in self.get_pages(source_id, missing).values():
-                t_hit, a_hit = title_hits[page.slug]
-                hits[page.slug] = PageHit(
-                    slug=page.slug,
-                    title=page.title,
-                    chunk=page.summary or page.body[:800],
-                    chunk_kind="truth",
-                    score=0.0,
-                    updated_at=page.updated_at,
-                    matched_title=t_hit,
-                    matched_alias=a_hit,
-                )
-        ranked = sorted(
-            hits.values(),
-            key=lambda h: (h.matched_alias or h.matched_title, h.score),
-            reverse=True,
-        )
-        return ranked[:limit]

@@ -235,15 +235,6 @@ class VectorsMixin:
         )
         return {"chunk": int(chunks), "memory": int(memories)}
 
-    def count_embeddings(self, source_id: str) -> dict[tuple[str, str, int], int]:
-        """Stored vectors per (kind, model, dim)."""
-        rows = self.db.all(
-            "SELECT kind, model, dim, COUNT(*) FROM embeddings WHERE source_id = ? "
-            "GROUP BY kind, model, dim",
-            (source_id,),
-        )
-        return {(r[0], r[1], int(r[2])): int(r[3]) for r in rows}
-
     def max_memory_id(self) -> int:
         return int(self.db.scalar("SELECT COALESCE(MAX(id), 0) FROM memories"))
 
