@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from brainkeep.core.scope import ReadScope
+
 
 @dataclass(frozen=True)
 class Caller:
@@ -20,10 +22,18 @@ class Caller:
     transport: str  # cli | stdio | http | grpc
     scopes: frozenset[str] = frozenset({"read", "write", "admin"})
     token_name: str | None = None
+    # The tenant and agent identity a token binds this caller to (None: none).
+    org_id: str | None = None
+    agent_id: str | None = None
 
     @property
     def include_private(self) -> bool:
         return not self.remote
+
+    @property
+    def read_scope(self) -> ReadScope:
+        """This caller as a reader (core/scope.py holds the rules)."""
+        return ReadScope(org_id=self.org_id, reader=self.agent_id, trusted=not self.remote)
 
 
 LOCAL = Caller(remote=False, client_id="local", transport="cli")
