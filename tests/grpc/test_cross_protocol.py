@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from brainkeep.brain import Brain
 from brainkeep.core.context import LOCAL, STDIO
 from brainkeep.core.verify import verify_brain
+from brainkeep.errors import NotFound, PermissionDenied
 from brainkeep.grpc.generated import mnemo_pb2 as pb
 from tests.grpc.support import assert_brain_valid, recall_ids, remember
 
@@ -74,7 +77,45 @@ def test_mcp_recall_verb_ranks_open_grpc_memories(stub, brain: Brain) -> None:
 
     public = remember(stub, "The wiki moved to wiki.example.org", scope="public")
     remember(stub, "The wiki admin password is hunter2")  # private: never reaches MCP
-    facts = mcp_recall(brain, STDIO, query="wiki")["facts"]
+    facts = mcp_recall(brain.verbs, STDIO, query="wiki")["facts"]
     assert [f["fact"] for f in facts] == ["The wiki moved to wiki.example.org"]
     assert facts[0]["fact_id"] == str(brain.store.get_memory_by_uuid(public).id)
     assert facts[0]["visibility"] == "world" and facts[0]["provenance"] == "grpc:alice"
+
+
+# -- one tenant and write rule across protocols (issue 9 reproductions) --------
+
+ACME = dataclasses.replace(STDIO, org_id="acme")
+ALICE = dataclasses.replace(STDIO, agent_id="alice")
+
+
+def test_org_memory_never_leaks_to_another_tenant_over_mcp(stub, brain: Brain) -> None:
+    mid = remember(stub, "Acme roadmap: ship the anvil in May", scope="public", org_id="acme")
+    assert recall_ids(stub, "anvil roadmap", org_id="globex") == []
+    for reader in (STDIO, LOCAL):  # the no-org tenant, remote or trusted
+        assert brain.facts.list_facts(reader) == []
+        assert brain.facts.list_facts(reader, query="anvil roadmap") == []
+        with pytest.raises(NotFound):
+            brain.facts.find(mid, reader)
+    assert [f.uuid for f in brain.facts.list_facts(ACME, query="anvil roadmap")] == [mid]
+    assert brain.facts.find(mid, ACME).uuid == mid
+
+
+@pytest.mark.parametrize("scope", ["private", "shared", "public"])
+def test_mcp_forget_needs_the_owner_or_a_grant(stub, brain: Brain, scope) -> None:
+    mid = remember(stub, f"Alice's {scope} plan", scope=scope, agent_id="alice")
+    expected = NotFound if scope != "public" else PermissionDenied
+    with pytest.raises(expected):
+        brain.facts.forget(mid, STDIO)
+    assert brain.store.get_memory_by_uuid(mid).is_active(brain.clock.now_ts())
+    assert brain.facts.forget(mid, ALICE).expired  # the owner, bound through a token
+
+
+def test_quarantined_memory_is_invisible_to_remote_mcp(stub, brain: Brain, db) -> None:
+    mid = remember(stub, "Quarantined claim about the vault", scope="public")
+    db.execute("UPDATE memories SET quarantined = 1 WHERE uuid = ?", (mid,))
+    db.commit()
+    assert brain.facts.list_facts(STDIO, query="vault claim") == []
+    with pytest.raises(NotFound):
+        brain.facts.find(mid, STDIO)
+    assert [f.uuid for f in brain.facts.list_facts(LOCAL)] == [mid]

@@ -87,12 +87,18 @@ def test_hard_delete_after_soft_delete_purges(stub, brain: Brain) -> None:
     assert_brain_valid(brain, stub)
 
 
-def test_mcp_facts_cannot_be_forgotten_over_grpc(stub, brain: Brain) -> None:
+def test_unowned_mcp_facts_follow_the_one_write_rule_over_grpc(stub, brain: Brain) -> None:
+    """An unowned world fact is the tenant's: any writer who reads it may forget it (as MCP)."""
     from brainkeep.core.context import LOCAL
 
     fact = brain.facts.remember("The office is in Lyon", "test", LOCAL).memory
     reply = stub.Forget(pb.ForgetRequest(memory_ids=[fact.uuid], agent_id="alice"))
-    assert [(e.id, e.error) for e in reply.errors] == [(fact.uuid, "permission denied")]
+    assert list(reply.forgotten) == [fact.uuid]
+    private = brain.facts.remember("The safe code is 1234", "test", LOCAL,
+                                   visibility="private").memory
+    reply = stub.Forget(pb.ForgetRequest(memory_ids=[private.uuid], agent_id="alice"))
+    assert [e.id for e in reply.errors] == [private.uuid]
+    assert brain.store.get_memory_by_uuid(private.uuid).is_active(brain.clock.now_ts())
 
 
 @pytest.mark.parametrize(

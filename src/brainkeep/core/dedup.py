@@ -13,6 +13,7 @@ candidates inside the transaction, so a fact expired meanwhile is not used.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +24,8 @@ from brainkeep.core.facts import SimilarFact
 from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.retrieval import MEMORY, NewEmbedding
 from brainkeep.errors import Unavailable
+
+log = logging.getLogger("brainkeep.dedup")
 
 # Newest facts of one entity considered; older ones are rarely restated.
 CANDIDATE_CAP = 200
@@ -59,7 +62,7 @@ class EmbeddingSimilarity:
         e = self.embeddings
         return e.store.fact_candidates(
             draft.source_id, draft.entity_slug, now,
-            visibilities=candidate_visibilities(draft, caller),
+            scope=caller.read_scope, visibilities=candidate_visibilities(draft, caller),
             model=e.model, dim=e.dim, limit=CANDIDATE_CAP,
         )
 
@@ -71,7 +74,9 @@ class EmbeddingSimilarity:
             missing = missing[:EMBED_MISSING_CAP]
         try:
             vectors = self.embeddings.embed([draft.text, *(m.text for m in missing)])
-        except Unavailable:
+        except Unavailable as exc:
+            # The caller answers `degraded_dedup`; the operator needs the cause.
+            log.warning("dedup without vectors: %s", exc.message)
             return None
         return PreparedFact(vectors[0], {m.id: v for m, v in zip(missing, vectors[1:],
                                                                   strict=True)})

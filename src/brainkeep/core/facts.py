@@ -5,28 +5,32 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from brainkeep.core import events
 from brainkeep.core.audit import memory_hash
 from brainkeep.core.clock import Clock
 from brainkeep.core.context import Caller
 from brainkeep.core.entities import canonical_entity
 from brainkeep.core.ids import is_uuid, uuid7
+from brainkeep.core.mnemo.models import IMPLIED
 from brainkeep.core.models import (
     DEFAULT_SOURCE,
     FACT_KINDS,
     VISIBILITIES,
     Memory,
     MemoryDraft,
-    NewEvent,
 )
 from brainkeep.core.retrieval import FactFilter
+from brainkeep.core.scope import ReadScope, can_see, may_change
 from brainkeep.core.slugs import normalize_alias
 from brainkeep.core.ttl import parse_ttl
-from brainkeep.errors import InvalidInput, NotFound, ProvenanceRequired
-from brainkeep.store.base import Store
+from brainkeep.errors import InvalidInput, NotFound, PermissionDenied, ProvenanceRequired
+from brainkeep.store.mnemo_base import MnemoStore
 
 MAX_FACT_CHARS = 4000
 MAX_PROVENANCE_CHARS = 500
 FACT_LIMIT_MAX = 100
+# Integer fact ids fit SQLite's signed 64-bit column; longer digit strings cannot name one.
+MAX_ID_DIGITS = 18
 
 
 def normalize_fact(text: str) -> str:
@@ -104,7 +108,7 @@ class ForgetResult:
 class FactService:
     """Fact operations over a Store, for one source."""
 
-    store: Store
+    store: MnemoStore
     clock: Clock
     source_id: str = DEFAULT_SOURCE
     similarity: FactSimilarity | None = None
@@ -178,9 +182,12 @@ class FactService:
             session_id=session_id,
             valid_until=valid_until,
             origin=caller.transport if caller.transport in ("cli", "grpc") else "mcp",
-            # MCP facts have no gRPC owner: the empty agent id can never be
-            # claimed by a gRPC caller (agent ids must be non-empty).
-            agent_id="",
+            # An unbound caller's fact has no gRPC owner: the empty agent id
+            # can never be claimed by a gRPC caller (agent ids must be
+            # non-empty). A caller bound to an agent (token, `serve --agent`)
+            # owns its facts, in its tenant, exactly as over gRPC.
+            agent_id=caller.agent_id or "",
+            org_id=caller.org_id,
             scope="global" if visibility == "world" else "private",
             memory_type="semantic",
         )
@@ -217,14 +224,19 @@ class FactService:
         with self.store.transaction():
             now = self.clock.now_ts()
             existing = self.store.find_active_duplicate(
-                self.source_id, draft.entity_slug, normalized, now
+                self.source_id, draft.entity_slug, normalized, now, caller.read_scope
             )
             if existing is not None and self._may_absorb(existing, draft, caller):
                 return RememberResult(existing, "duplicate", degraded_dedup=degraded)
             superseded: Memory | None = None
             if self.similarity is not None and prepared is not None and draft.entity_slug:
                 near = self.similarity.nearest(draft, prepared, caller, now)
-                if near is not None and near.cosine >= self.duplicate_threshold:
+                # Another agent's fact is never replaced by this caller's write.
+                if (
+                    near is not None
+                    and near.cosine >= self.duplicate_threshold
+                    and self._may_change(near.memory, caller, "write", now)
+                ):
                     if near.memory.kind == draft.kind and not same_text(
                         near.memory.text, draft.text
                     ):
@@ -248,43 +260,26 @@ class FactService:
 
         Never a private fact for a remote caller (its id would leak), and
         never a private fact for a world draft (remote readers would lose it).
+        Never another tenant's fact (its writer could not read it back), and
+        a non-world fact only for its own owner.
         """
+        if existing.org_id != draft.org_id:
+            return False
         if existing.visibility == "world":
             return True
-        return not caller.remote and draft.visibility != "world"
+        return (not caller.remote and draft.visibility != "world"
+                and existing.agent_id == draft.agent_id)
 
     def insert(self, draft: MemoryDraft, normalized: str, now: str, *, actor: str) -> Memory:
         """Insert a memory and its audit event (call inside a transaction)."""
-        content_hash = memory_hash(draft.text, draft.agent_id, now)
         memory = self.store.insert_memory(
             draft,
             uuid=uuid7(),
             now=now,
             normalized_text=normalized,
-            content_hash=content_hash,
-            prev_hash=self.store.last_chain_hash(draft.agent_id, draft.thread_id),
+            content_hash=memory_hash(draft.text, draft.agent_id, now),
         )
-        self.store.append_event(
-            NewEvent(
-                kind="memory.insert",
-                subject_type="memory",
-                subject_id=memory.uuid,
-                payload={
-                    "id": memory.id,
-                    "content_hash": content_hash,
-                    "entity_slug": memory.entity_slug,
-                    "kind": memory.kind,
-                    "visibility": memory.visibility,
-                    "origin": memory.origin,
-                    "agent_id": memory.agent_id,
-                    "thread_id": memory.thread_id,
-                    "scope": memory.scope,
-                },
-                source_id=memory.source_id,
-                actor=actor,
-            ),
-            now,
-        )
+        self.store.append_event(events.memory_insert(memory, actor=actor), now)
         return memory
 
     def expire(
@@ -299,19 +294,7 @@ class FactService:
         """Expire a memory and log it (call inside a transaction)."""
         self.store.expire_memory(memory.id, now, reason, superseded_by=superseded_by)
         self.store.append_event(
-            NewEvent(
-                kind="memory.expire",
-                subject_type="memory",
-                subject_id=memory.uuid,
-                payload={
-                    "id": memory.id,
-                    "content_hash": memory.content_hash,
-                    "reason": reason,
-                    "superseded_by": superseded_by,
-                },
-                source_id=memory.source_id,
-                actor=actor,
-            ),
+            events.memory_expire(memory, actor=actor, reason=reason, superseded_by=superseded_by),
             now,
         )
 
@@ -319,19 +302,22 @@ class FactService:
         """A fact by its opaque id (integer or UUID) visible to ``caller``.
 
         Raises:
-            NotFound: unknown, another source's, or private to a remote caller.
+            NotFound: unknown, another source's or tenant's, or not readable
+                by the caller (core/scope.py) — one answer, never a hint.
         """
         raw = str(fact_id).strip() if fact_id is not None else ""
         memory: Memory | None = None
-        if raw.isdigit():
+        if raw.isdigit() and len(raw) <= MAX_ID_DIGITS:
             memory = self.store.get_memory(int(raw))
         elif is_uuid(raw):
             memory = self.store.get_memory_by_uuid(raw.lower())
+        now = self.clock.now_ts()
+        scope = caller.read_scope
         if (
             memory is None
             or memory.source_id != self.source_id
             or memory.deleted_at
-            or (caller.remote and memory.visibility != "world")
+            or not can_see(memory, scope, lambda: self._holds(memory, scope, "read", now))
         ):
             raise NotFound(
                 f"No fact with id {raw!r}.",
@@ -341,11 +327,39 @@ class FactService:
             )
         return memory
 
+    def _holds(self, memory: Memory, scope: ReadScope, permission: str, now: str) -> bool:
+        """Whether the scope's reader holds a live grant implying ``permission``."""
+        if not scope.reader:
+            return False
+        return any(
+            permission in IMPLIED[g.permission]
+            for g in self.store.mnemo_grants(memory, scope.reader, now)
+        )
+
+    def _may_change(self, memory: Memory, caller: Caller, permission: str, now: str) -> bool:
+        scope = caller.read_scope
+        return may_change(
+            memory, scope, lambda p: self._holds(memory, scope, p, now), permission
+        )
+
     def forget(self, fact_id: str, caller: Caller, *, reason: str | None = None) -> ForgetResult:
-        """Expire a fact; idempotent (``expired`` False when already expired)."""
+        """Expire a fact; idempotent (``expired`` False when already expired).
+
+        Raises:
+            NotFound: the caller cannot read the fact.
+            PermissionDenied: it can read it but may not delete it (another
+                agent's memory without a `delete` grant), whichever protocol asks.
+        """
         with self.store.transaction():
             memory = self.find(fact_id, caller)
             now = self.clock.now_ts()
+            if not self._may_change(memory, caller, "delete", now):
+                raise PermissionDenied(
+                    f"Fact {memory.id} belongs to agent {memory.agent_id!r}; this caller may "
+                    "read it but not forget it.",
+                    suggestion="Forget it as its owner, or ask the owner to Share `delete`.",
+                    field="id",
+                )
             if not memory.is_active(now):
                 return ForgetResult(memory, False, memory.expired_reason)
             self.expire(memory, now, reason or "forgotten", actor=caller.client_id)
@@ -383,7 +397,7 @@ class FactService:
         ranked: list[Memory] = []
         filt = FactFilter(
             now=now,
-            include_private=caller.include_private,
+            scope=caller.read_scope,
             entity_slug=entity_slug,
             since=since,
             session_id=session_id,
@@ -400,7 +414,7 @@ class FactService:
             entity_slug=entity_slug,
             since=since,
             session_id=session_id,
-            include_private=caller.include_private,
+            scope=caller.read_scope,
             include_expired=include_expired,
             text_contains=grep,
             limit=limit,

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from brainkeep.core.scope import ReadScope
+
 CHUNK = "chunk"
 MEMORY = "memory"
 PAGE = "page"  # the title/alias index (search only; pages have no vectors)
@@ -68,7 +70,7 @@ class FactFilter:
     """Filters of recall's facts arm; every field given must hold (they compose)."""
 
     now: str
-    include_private: bool
+    scope: ReadScope
     entity_slug: str | None = None
     since: str | None = None
     until: str | None = None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from brainkeep.core.retrieval import FactFilter
+from brainkeep.core.scope import ReadScope
 from brainkeep.errors import Unavailable
 
 MAX_PAGES = 8
@@ -67,7 +68,7 @@ class Window:
 
 
 def gather(
-    search: Any, fact_search: Any, question: str, *, include_private: bool, window: Window,
+    search: Any, fact_search: Any, question: str, *, scope: ReadScope, window: Window,
     now: str,
 ) -> list[Evidence]:
     """Pages (best chunk each) and facts relevant to ``question`` within ``window``.
@@ -76,15 +77,15 @@ def gather(
         search: ``SearchService`` (hybrid when embeddings are configured).
         fact_search: ``hybrid.FactSearch``.
         question: The question, used as the retrieval query.
-        include_private: False for remote callers.
+        scope: The caller as a reader (private pages for trusted readers only).
         window: Pages by last update, facts by creation time.
         now: Current stored timestamp (facts must be active now).
     """
-    outcome = search.search(question, include_private=include_private, limit=SEARCH_POOL)
+    outcome = search.search(question, include_private=scope.include_private, limit=SEARCH_POOL)
     pages = [r for r in outcome.results if window.holds(r.updated_at)][:MAX_PAGES]
     facts = fact_search.search(
         question,
-        FactFilter(now=now, include_private=include_private, since=window.since,
+        FactFilter(now=now, scope=scope, since=window.since,
                    until=window.until),
         limit=MAX_FACTS,
     )

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from typing import Protocol
 
+from brainkeep.core.mnemo.models import ChainRow
 from brainkeep.core.models import (
     Event,
     Link,
@@ -28,14 +29,21 @@ from brainkeep.core.retrieval import (
     FactFilter,
     NewEmbedding,
     PageHead,
-    ScoredId,
-    StoredEmbeddings,
 )
-from brainkeep.core.tokens import ApiToken
+from brainkeep.core.scope import ReadScope
+from brainkeep.core.token_models import ApiToken
+from brainkeep.store.search_index import SearchIndex
 
 
 class Store(Protocol):
-    """What domain services need from persistence."""
+    """What domain services need from persistence.
+
+    Contract: the engine assigns event seq and prev_hash (``append_event``)
+    and memory prev_hash (``insert_memory``, the newest ``content_hash`` of
+    the same (agent, thread) chain) inside transaction(); writes are
+    serialized, so no two writers can read the same chain tail. Domain code
+    never computes a chain link.
+    """
 
     engine_name: str
 
@@ -104,12 +112,12 @@ class Store(Protocol):
         now: str,
         normalized_text: str,
         content_hash: str,
-        prev_hash: str | None,
     ) -> Memory: ...
     def get_memory(self, memory_id: int) -> Memory | None: ...
     def get_memory_by_uuid(self, uuid: str) -> Memory | None: ...
     def find_active_duplicate(
-        self, source_id: str, entity_slug: str | None, normalized_text: str, now: str
+        self, source_id: str, entity_slug: str | None, normalized_text: str, now: str,
+        scope: ReadScope,
     ) -> Memory | None: ...
     def list_memories(
         self,
@@ -119,19 +127,18 @@ class Store(Protocol):
         entity_slug: str | None = None,
         since: str | None = None,
         session_id: str | None = None,
-        include_private: bool = True,
+        scope: ReadScope,
         include_expired: bool = False,
         kinds: tuple[str, ...] | None = None,
         text_contains: str | None = None,
         limit: int = 50,
     ) -> list[Memory]: ...
     def count_active_memories(
-        self, source_id: str, entity_slug: str, now: str, *, include_private: bool
+        self, source_id: str, entity_slug: str, now: str, *, scope: ReadScope
     ) -> int: ...
     def expire_memory(
         self, memory_id: int, now: str, reason: str | None, *, superseded_by: int | None = None
     ) -> None: ...
-    def last_chain_hash(self, agent_id: str, thread_id: str | None) -> str | None: ...
     def facts_created_after(
         self,
         source_id: str,
@@ -139,7 +146,7 @@ class Store(Protocol):
         after_id: int,
         *,
         now: str,
-        include_private: bool,
+        scope: ReadScope,
         limit: int,
     ) -> list[Memory]: ...
 
@@ -149,9 +156,15 @@ class Store(Protocol):
     def events_for(self, subject_type: str, subject_id: str) -> list[Event]: ...
     def recorded_hashes(self, subject_type: str) -> dict[str, str]: ...
     def iter_page_contents(self) -> Iterator[tuple[str, str, str, str]]: ...
-    def iter_memory_contents(
-        self,
-    ) -> Iterator[tuple[str, str, str, str, str, str | None]]: ...
+    # Verification scans (core/verify.py): memory chains, logged hard deletes
+    # and logged inserts, so a row removed behind the server's back is found.
+    def mnemo_chain_rows(
+        self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None
+    ) -> list[ChainRow]: ...
+    def mnemo_tombstones(self) -> list[tuple[str, str, str | None]]: ...
+    def mnemo_inserted(
+        self, agent_id: str | None, thread_id: str | None
+    ) -> list[tuple[str, str]]: ...
 
     # -- delta session cursors ----------------------------------------------
     def get_session_cursor(
@@ -159,6 +172,23 @@ class Store(Protocol):
     ) -> SessionCursor | None: ...
     def put_session_cursor(self, cursor: SessionCursor) -> None: ...
     def gc_session_cursors(self, idle_before: str, *, keep_per_client: int = 1000) -> int: ...
+
+    # -- delta change streams, keyed on event seq (commit order) -------------
+    def event_head(self) -> int: ...
+    def seq_before_ts(self, ts: str) -> int: ...
+    def pages_changed_after_seq(
+        self, source_id: str, after_seq: int, *, upto_seq: int, include_private: bool, limit: int
+    ) -> list[tuple[int, Page]]: ...
+    def facts_created_after_seq(
+        self,
+        source_id: str,
+        after_seq: int,
+        *,
+        upto_seq: int,
+        now: str,
+        scope: ReadScope,
+        limit: int,
+    ) -> list[tuple[int, Memory]]: ...
 
     # -- HTTP bearer tokens (hashed; see core/tokens.py) ---------------------
     def insert_token(self, token: ApiToken) -> None: ...
@@ -169,14 +199,11 @@ class Store(Protocol):
     def count_usable_tokens(self, now: str) -> int: ...
 
     # -- embeddings and retrieval (docs/search.md; store/sqlite/vectors.py) ----
+    # Searching itself goes through the engine's SearchIndex (search_index.py).
+    def search_index(
+        self, source_id: str, *, model: str | None = None, dim: int = 0
+    ) -> SearchIndex: ...
     def in_transaction(self) -> bool: ...
-    def embedding_watermark(self) -> tuple[int, int]: ...
-    def load_embeddings(
-        self, source_id: str, kind: str, model: str, dim: int, *, after_id: int, limit: int
-    ) -> StoredEmbeddings: ...
-    def embedding_tombstones(
-        self, after_seq: int
-    ) -> tuple[int | None, list[tuple[int, int]]]: ...
     def prune_embedding_tombstones(self, keep: int) -> int: ...
     def stored_vectors_by_hash(
         self, model: str, dim: int, hashes: list[str]
@@ -189,25 +216,6 @@ class Store(Protocol):
     ) -> list[EmbedTask]: ...
     def count_missing_embeddings(self, source_id: str, model: str, dim: int) -> dict[str, int]: ...
     def max_memory_id(self) -> int: ...
-    def term_doc_counts(self, index: str, terms: list[str]) -> dict[str, int]: ...
-    def keyword_chunks(
-        self,
-        source_id: str,
-        fts_query: str,
-        *,
-        include_private: bool,
-        limit: int,
-        newest: int | None = None,
-    ) -> list[ScoredId]: ...
-    def keyword_titles(
-        self,
-        source_id: str,
-        fts_query: str,
-        *,
-        include_private: bool,
-        limit: int,
-        newest: int | None = None,
-    ) -> list[ScoredId]: ...
     def exact_name_pages(
         self, source_id: str, norm: str, *, include_private: bool
     ) -> dict[int, str]: ...
@@ -226,20 +234,12 @@ class Store(Protocol):
         entity_slug: str,
         now: str,
         *,
+        scope: ReadScope,
         visibilities: tuple[str, ...],
         model: str,
         dim: int,
         limit: int,
     ) -> list[tuple[Memory, bytes | None]]: ...
-    def keyword_fact_ids(
-        self,
-        source_id: str,
-        fts_query: str,
-        filt: FactFilter,
-        *,
-        limit: int,
-        newest: int | None = None,
-    ) -> list[ScoredId]: ...
     def fact_ids_passing(
         self, source_id: str, memory_ids: list[int], filt: FactFilter
     ) -> set[int]: ...

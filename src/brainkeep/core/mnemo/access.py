@@ -6,6 +6,9 @@ Rules (docs/grpc.md, "Visibility"):
   ``''`` can never be a gRPC caller, so MCP facts have no gRPC owner;
 * an unexpired ACL (Share) or delegation (Delegate) grants its permission and
   what it implies (every grant implies ``read``; ``admin`` implies all);
+* a memory without an owner (an MCP fact of an unbound caller) may be changed
+  by any writer who can read it — the rule MCP ``forget`` applies too
+  (``core/scope.py`` ``may_change``);
 * ``public``/``global`` memories are readable by anyone, but by id only when
   they belong to no org: by-id RPCs carry no ``org_id``, and tenants stay
   isolated (Recall with ``org_id`` reaches an org's open memories).
@@ -16,9 +19,11 @@ from __future__ import annotations
 from brainkeep.core.mnemo.context import MnemoContext
 from brainkeep.core.mnemo.models import IMPLIED, OPEN_SCOPES, Grant
 from brainkeep.core.models import Memory
+from brainkeep.core.scope import ReadScope, may_change
 from brainkeep.errors import NotFound, PermissionDenied
 
 OWNER = Grant("admin", "owner")
+TENANT = Grant("admin", "tenant")
 
 
 def is_live(memory: Memory, now: str) -> bool:
@@ -67,7 +72,15 @@ def require(ctx: MnemoContext, memory: Memory, agent: str, permission: str, now:
     Raises:
         PermissionDenied: the agent can read the memory but holds no such grant.
     """
-    grant = holding(grants(ctx, memory, agent, now), permission)
+    held = grants(ctx, memory, agent, now)
+    grant = holding(held, permission)
+    if grant is None and may_change(
+        memory, ReadScope(org_id=memory.org_id, reader=agent),
+        lambda p: holding(held, p) is not None, permission,
+    ):
+        # The one write rule (core/scope.py): a memory without an owner is the
+        # tenant's, changeable by any writer who can see it, over either protocol.
+        grant = TENANT
     if grant is None:
         raise PermissionDenied(
             f"Agent {agent!r} lacks `{permission}` permission on memory {memory.uuid}.",

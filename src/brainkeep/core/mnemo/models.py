@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from brainkeep.core.models import Memory
+from brainkeep.core.scope import OPEN_SCOPES, ReadScope
 
 # The agent a request acts as when it names none (the Mnemo reference's
 # server-side default agent).
@@ -32,9 +33,6 @@ IMPLIED: dict[str, frozenset[str]] = {
     "delegate": frozenset({"read", "delegate"}),
     "admin": frozenset(PERMISSIONS),
 }
-
-# Scopes every reader of the same tenant sees; they map to visibility=world.
-OPEN_SCOPES = ("public", "global")
 
 REDACTED_TEXT = "[REDACTED]"
 
@@ -62,6 +60,11 @@ class MemoryFilter:
     scope: str | None = None
     min_importance: float | None = None
     tags: tuple[str, ...] = ()
+
+    @property
+    def read_scope(self) -> ReadScope:
+        """The gRPC reader as the one read scope (never trusted: gRPC callers are remote)."""
+        return ReadScope(org_id=self.org_id, reader=self.reader, as_of=self.as_of)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from brainkeep.core.context import Caller
 from brainkeep.core.models import Page
 
 if TYPE_CHECKING:
-    from brainkeep.brain import Brain
+    from brainkeep.core.verbs.services import VerbServices
 
 SUMMARY_CHARS = 160
 OPEN_THREADS_CAP = 3
@@ -49,7 +49,7 @@ class CardParts:
     open_threads: list[dict[str, Any]]
 
 
-def build_card(brain: Brain, page: Page, caller: Caller) -> CardParts:
+def build_card(brain: VerbServices, page: Page, caller: Caller) -> CardParts:
     """Assemble the entity card of ``page`` as ``caller`` may see it."""
     store, source = brain.store, brain.source_id
     include_private = caller.include_private
@@ -59,7 +59,7 @@ def build_card(brain: Brain, page: Page, caller: Caller) -> CardParts:
         source,
         now=now_ts,
         entity_slug=page.slug,
-        include_private=include_private,
+        scope=caller.read_scope,
         kinds=("commitment",),
         limit=OPEN_THREADS_CAP,
     )
@@ -88,7 +88,7 @@ def build_card(brain: Brain, page: Page, caller: Caller) -> CardParts:
             source, page.slug, include_private=include_private, exclude_type="mentions"
         ),
         "active_fact_count": store.count_active_memories(
-            source, page.slug, now_ts, include_private=include_private
+            source, page.slug, now_ts, scope=caller.read_scope
         ),
     }
     return CardParts(card, threads)
@@ -102,7 +102,7 @@ def _is_date(text: str) -> bool:
     return True
 
 
-def _edges(brain: Brain, page: Page, include_private: bool) -> list[dict[str, Any]]:
+def _edges(brain: VerbServices, page: Page, include_private: bool) -> list[dict[str, Any]]:
     store, source = brain.store, brain.source_id
     out = [
         link

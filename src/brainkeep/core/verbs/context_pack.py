@@ -25,7 +25,7 @@ from brainkeep.core.verbs.common import (
 from brainkeep.core.verbs.views import pack_fact
 
 if TYPE_CHECKING:
-    from brainkeep.brain import Brain
+    from brainkeep.core.verbs.services import VerbServices
 
 HOT_FACTS = 10
 
@@ -50,7 +50,7 @@ def card_item(card: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def cards_for(brain: Brain, viewer: Caller, names: list[str]) -> list[dict[str, Any]]:
+def cards_for(brain: VerbServices, viewer: Caller, names: list[str]) -> list[dict[str, Any]]:
     """Cards of the names that resolve (misses contribute nothing)."""
     cards: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -72,19 +72,19 @@ def threads_after(cards: list[dict[str, Any]], since_us: str | None) -> list[dic
     return [t for t in threads if t["date"] and t["date"] > since_us]
 
 
-def hot_facts(brain: Brain, viewer: Caller, session_id: str | None) -> list[Memory]:
+def hot_facts(brain: VerbServices, viewer: Caller, session_id: str | None) -> list[Memory]:
     """The session's active facts, else facts from the last 24 hours; top 10."""
     now = brain.clock.now()
     facts: list[Memory] = []
     if session_id:
         facts = brain.store.list_memories(
             brain.source_id, now=format_ts(now), session_id=session_id,
-            include_private=viewer.include_private, limit=HOT_FACTS,
+            scope=viewer.read_scope, limit=HOT_FACTS,
         )
     if not facts:
         facts = brain.store.list_memories(
             brain.source_id, now=format_ts(now), since=format_ts(now - timedelta(hours=24)),
-            include_private=viewer.include_private, limit=HOT_FACTS,
+            scope=viewer.read_scope, limit=HOT_FACTS,
         )
     return sorted(facts, key=lambda m: (m.confidence or 1.0, m.created_at), reverse=True)
 
@@ -109,7 +109,7 @@ def render_fact_line(fact: dict[str, Any]) -> str:
 
 
 def context_pack(
-    brain: Brain,
+    brain: VerbServices,
     caller: Caller,
     *,
     entities: Any,

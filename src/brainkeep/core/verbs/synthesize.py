@@ -12,7 +12,7 @@ from brainkeep.core.verbs.common import PROTOCOL_VERSION, parse_iso
 from brainkeep.errors import InvalidInput, Unavailable
 
 if TYPE_CHECKING:
-    from brainkeep.brain import Brain
+    from brainkeep.core.verbs.services import VerbServices
 
 DEFAULT_MAX_TOKENS = 1024
 _NO_CHAT_FIX = (
@@ -41,7 +41,7 @@ def _window(since: str | None, until: str | None) -> Window:
 
 
 def synthesize(
-    brain: Brain,
+    brain: VerbServices,
     caller: Caller,
     *,
     question: str,
@@ -76,7 +76,7 @@ def synthesize(
             else f"chat provider not built: {error.message}",
         )
     evidence = gather(
-        brain.search, brain.fact_search, text, include_private=caller.include_private,
+        brain.search, brain.fact_search, text, scope=caller.read_scope,
         window=window, now=brain.clock.now_ts(),
     )
     model = str(getattr(brain.chat, "model", "") or "")
@@ -89,7 +89,7 @@ def synthesize(
             "cost": {"model": model, "input_tokens": 0, "output_tokens": 0, "usd_estimate": 0.0},
             "protocol_version": PROTOCOL_VERSION,
         }
-    max_tokens = int(brain.settings.get("chat.max_tokens") or DEFAULT_MAX_TOKENS)
+    max_tokens = int(brain.chat_max_tokens or DEFAULT_MAX_TOKENS)
     result = brain.chat.complete(
         SYSTEM_PROMPT, user_prompt(text, evidence, window), max_tokens=max_tokens
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 from brainkeep.core.models import Memory, MemoryDraft
+from brainkeep.core.scope import ReadScope
+from brainkeep.store.sqlite import visibility
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.rows import memory_from_row
 
@@ -24,8 +26,18 @@ class MemoriesMixin:
         now: str,
         normalized_text: str,
         content_hash: str,
-        prev_hash: str | None,
     ) -> Memory:
+        """Insert a memory linked to its (agent, thread) chain. Run inside ``transaction()``.
+
+        The engine, not the caller, picks ``prev_hash`` (the newest hash of
+        the same chain): the IMMEDIATE transaction holds the write lock, so
+        two writers can never link to the same predecessor.
+        """
+        prev_hash = self.db.scalar(
+            "SELECT content_hash FROM memories WHERE agent_id = ? AND thread_id IS ? "
+            "ORDER BY id DESC LIMIT 1",
+            (draft.agent_id, draft.thread_id),
+        )
         cursor = self.db.execute(
             "INSERT INTO memories (uuid, source_id, text, normalized_text, kind, entity_slug, "
             "visibility, provenance, session_id, confidence, valid_from, valid_until, "
@@ -91,13 +103,17 @@ class MemoriesMixin:
         return None if row is None else memory_from_row(row)
 
     def find_active_duplicate(
-        self, source_id: str, entity_slug: str | None, normalized_text: str, now: str
+        self, source_id: str, entity_slug: str | None, normalized_text: str, now: str,
+        scope: ReadScope,
     ) -> Memory | None:
-        """An active memory with the same entity and the same normalized text."""
+        """An active memory ``scope`` can read with the same entity and normalized text."""
+        params: list[object] = [source_id, entity_slug, normalized_text]
+        readable = visibility.readable(scope, now, visibility.positional(params), "memories")
+        params.append(now)
         row = self.db.one(
             "SELECT * FROM memories WHERE source_id = ? AND entity_slug IS ? "
-            f"AND normalized_text = ? AND {ACTIVE} ORDER BY id LIMIT 1",
-            (source_id, entity_slug, normalized_text, now),
+            f"AND normalized_text = ? AND {readable} AND {ACTIVE} ORDER BY id LIMIT 1",
+            params,
         )
         return None if row is None else memory_from_row(row)
 
@@ -109,7 +125,7 @@ class MemoriesMixin:
         entity_slug: str | None = None,
         since: str | None = None,
         session_id: str | None = None,
-        include_private: bool = True,
+        scope: ReadScope,
         include_expired: bool = False,
         kinds: tuple[str, ...] | None = None,
         text_contains: str | None = None,
@@ -127,13 +143,10 @@ class MemoriesMixin:
         if session_id is not None:
             clauses.append("session_id = ?")
             params.append(session_id)
-        if not include_private:
-            clauses.append("visibility = 'world'")
-        if include_expired:
-            clauses.append("deleted_at IS NULL")
-        else:
-            clauses.append(ACTIVE)
-            params.append(now)
+        bind = visibility.positional(params)
+        clauses.append(visibility.readable(scope, now, bind, "memories"))
+        clauses.append(visibility.live(now, bind, "memories", as_of=scope.as_of,
+                                       include_expired=include_expired))
         if text_contains:
             clauses.append("instr(lower(text), lower(?)) > 0")
             params.append(text_contains)
@@ -148,14 +161,15 @@ class MemoriesMixin:
         return [memory_from_row(r) for r in rows]
 
     def count_active_memories(
-        self, source_id: str, entity_slug: str, now: str, *, include_private: bool
+        self, source_id: str, entity_slug: str, now: str, *, scope: ReadScope
     ) -> int:
-        privacy = "" if include_private else "AND visibility = 'world'"
+        params: list[object] = [source_id, entity_slug, now]
+        readable = visibility.readable(scope, now, visibility.positional(params), "memories")
         return int(
             self.db.scalar(
                 f"SELECT COUNT(*) FROM memories WHERE source_id = ? AND entity_slug = ? "
-                f"AND {ACTIVE} {privacy}",
-                (source_id, entity_slug, now),
+                f"AND {ACTIVE} AND {readable}",
+                params,
             )
         )
 
@@ -170,15 +184,6 @@ class MemoriesMixin:
         )
         self.db.execute("DELETE FROM memories_fts WHERE rowid = ?", (memory_id,))
 
-    def last_chain_hash(self, agent_id: str, thread_id: str | None) -> str | None:
-        """content_hash of the newest memory in the (agent, thread) chain."""
-        value = self.db.scalar(
-            "SELECT content_hash FROM memories WHERE agent_id = ? AND thread_id IS ? "
-            "ORDER BY id DESC LIMIT 1",
-            (agent_id, thread_id),
-        )
-        return None if value is None else str(value)
-
     def facts_created_after(
         self,
         source_id: str,
@@ -186,16 +191,18 @@ class MemoriesMixin:
         after_id: int,
         *,
         now: str,
-        include_private: bool,
+        scope: ReadScope,
         limit: int,
     ) -> list[Memory]:
-        """Active memories after the keyset ``(created_at, id)``, oldest first."""
-        privacy = "" if include_private else "AND visibility = 'world'"
+        """Active memories ``scope`` reads after the keyset ``(created_at, id)``, oldest first."""
+        params: list[object] = [source_id, now]
+        readable = visibility.readable(scope, now, visibility.positional(params), "memories")
+        params += [after_ts, after_ts, after_id, limit]
         rows = self.db.all(
-            f"SELECT * FROM memories WHERE source_id = ? AND {ACTIVE} {privacy} "
+            f"SELECT * FROM memories WHERE source_id = ? AND {ACTIVE} AND {readable} "
             "AND (created_at > ? OR (created_at = ? AND id > ?)) "
             "ORDER BY created_at, id LIMIT ?",
-            (source_id, now, after_ts, after_ts, after_id, limit),
+            params,
         )
         return [memory_from_row(r) for r in rows]
 

@@ -1,8 +1,9 @@
 """SQLite side of the Mnemo (gRPC) services: every query they need lives here.
 
-Visibility is decided in SQL (``_readable``) so every recall strategy applies
-the same tenant, lifecycle and access rules: the Mnemo reference filtered
-``org_id`` in some strategies only; here one fragment serves them all.
+Visibility is decided in SQL (``_readable``, built on ``visibility.py``, the
+one compiled form of the read scope that the MCP facts arm uses too) so every
+recall strategy applies the same tenant, lifecycle and access rules: the Mnemo
+reference filtered ``org_id`` in some strategies only.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from brainkeep.core.mnemo.models import (
     MemoryFilter,
 )
 from brainkeep.core.models import Memory
+from brainkeep.store.sqlite import visibility
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.rows import memory_from_row
 
@@ -31,61 +33,29 @@ AUDIT_KINDS = (
     "memory.scope", "memory.recall", "acl.grant",
 )
 
-LEXICAL_POOL = 40
-_ACL_ACTIVE = "(a.expires_at IS NULL OR a.expires_at > :now)"
-_DELEGATION_COVERS = (
-    "d.owner = m.agent_id AND (d.expires_at IS NULL OR d.expires_at > :now) AND ("
-    "d.selector = 'all' "
-    "OR (d.selector = 'ids' AND EXISTS (SELECT 1 FROM mnemo_delegation_items i "
-    "WHERE i.delegation_id = d.id AND i.memory_id = m.id)) "
-    "OR (d.selector = 'tags' AND EXISTS (SELECT 1 FROM mnemo_delegation_items i "
-    "JOIN memory_tags t ON t.tag = i.tag WHERE i.delegation_id = d.id AND t.memory_id = m.id)))"
-)
-
 
 def _readable(filt: MemoryFilter) -> tuple[str, dict[str, Any]]:
-    """WHERE fragment (alias ``m``) for memories ``filt.reader`` may recall."""
-    params: dict[str, Any] = {
-        "source": filt.source_id, "org": filt.org_id, "reader": filt.reader, "now": filt.now,
-    }
+    """WHERE fragment (alias ``m``) for memories ``filt``'s reader may recall."""
+    params: dict[str, Any] = {"source": filt.source_id}
+    bind = visibility.named(params)
+    scope = filt.read_scope
     # Unary + keeps the planner off the (source_id, ...) indexes: with them it
     # scans every row of the source instead of looking up the ids it was given.
-    clauses = ["+m.source_id = :source", "m.org_id IS :org", "m.quarantined = 0"]
-    if filt.as_of:
-        # A point-in-time view includes memories deleted or expired since.
-        params["as_of"] = filt.as_of
-        clauses.append(
-            "m.created_at <= :as_of AND (m.deleted_at IS NULL OR m.deleted_at > :as_of) "
-            "AND (m.expired_at IS NULL OR m.expired_at > :as_of) "
-            "AND (m.valid_until IS NULL OR m.valid_until > :as_of)"
-        )
-    else:
-        clauses.append(
-            "m.deleted_at IS NULL AND m.expired_at IS NULL "
-            "AND (m.valid_until IS NULL OR m.valid_until > :now)"
-        )
-    clauses.append(
-        "(m.scope IN ('public', 'global') OR m.agent_id = :reader OR (m.scope = 'shared' AND ("
-        f"EXISTS (SELECT 1 FROM mnemo_acls a WHERE a.memory_id = m.id AND a.grantee = :reader "
-        f"AND {_ACL_ACTIVE}) "
-        f"OR EXISTS (SELECT 1 FROM mnemo_delegations d WHERE d.delegate = :reader "
-        f"AND {_DELEGATION_COVERS}))))"
-    )
+    clauses = [
+        "+m.source_id = :source",
+        visibility.readable(scope, filt.now, bind),
+        visibility.live(filt.now, bind, as_of=scope.as_of),
+    ]
     if filt.memory_type:
-        clauses.append("m.memory_type = :memory_type")
-        params["memory_type"] = filt.memory_type
+        clauses.append(f"m.memory_type = {bind(filt.memory_type)}")
     if filt.scope:
-        clauses.append("m.scope = :scope")
-        params["scope"] = filt.scope
+        clauses.append(f"m.scope = {bind(filt.scope)}")
     if filt.min_importance is not None:
-        clauses.append("m.importance >= :min_importance")
-        params["min_importance"] = filt.min_importance
+        clauses.append(f"m.importance >= {bind(filt.min_importance)}")
     if filt.tags:
-        names = [f":tag{i}" for i in range(len(filt.tags))]
-        params.update({f"tag{i}": tag for i, tag in enumerate(filt.tags)})
+        names = ", ".join(bind(tag) for tag in filt.tags)
         clauses.append(
-            "EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = m.id "
-            f"AND t.tag IN ({', '.join(names)}))"
+            f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = m.id AND t.tag IN ({names}))"
         )
     return " AND ".join(clauses), params
 
@@ -124,37 +94,6 @@ class MnemoMixin:
     db: SQLiteEngine
 
     # -- recall ------------------------------------------------------------------
-
-    def mnemo_lexical(
-        self, filt: MemoryFilter, fts_query: str, limit: int
-    ) -> list[tuple[Memory, float]]:
-        """BM25 over ``memories_fts`` (live rows only), best first; score = -bm25.
-
-        Ranks a pool of FTS hits first and applies visibility to the pool
-        only: joining every match to ``memories`` (and its ACL subqueries)
-        before ranking costs ~4x more on common words. The pool grows while
-        fewer than ``limit`` readable hits came out of a full pool.
-        """
-        if not fts_query:
-            return []
-        where, params = _readable(filt)
-        params.update({"q": fts_query, "limit": limit})
-        pool = max(limit * 4, LEXICAL_POOL)
-        while True:
-            params["pool"] = pool
-            rows = self.db.all(
-                "SELECT m.*, h.rank AS fts_rank FROM (SELECT rowid, bm25(memories_fts) AS rank "
-                "FROM memories_fts WHERE memories_fts MATCH :q ORDER BY rank LIMIT :pool) h "
-                f"JOIN memories m ON m.id = h.rowid WHERE {where} "
-                "ORDER BY h.rank, m.id DESC LIMIT :limit",
-                params,
-            )
-            if len(rows) >= limit or self.db.scalar(
-                "SELECT count(*) FROM (SELECT rowid FROM memories_fts "
-                "WHERE memories_fts MATCH :q LIMIT :pool)", {"q": fts_query, "pool": pool},
-            ) < pool:
-                return [(memory_from_row(r), -float(r["fts_rank"])) for r in rows]
-            pool *= 8
 
     def mnemo_exact(self, filt: MemoryFilter, needle: str, limit: int) -> list[Memory]:
         """Memories containing ``needle`` (case-insensitive), newest first."""
@@ -233,13 +172,15 @@ class MnemoMixin:
             Grant(r["permission"], "acl", expires_at=r["expires_at"])
             for r in self.db.all(
                 "SELECT permission, expires_at FROM mnemo_acls a "
-                f"WHERE a.memory_id = :mid AND a.grantee = :reader AND {_ACL_ACTIVE}",
+                "WHERE a.memory_id = :mid AND a.grantee = :reader AND "
+                + visibility.acl_live("a", ":now"),
                 params,
             )
         ]
         rows = self.db.all(
             "SELECT d.* FROM mnemo_delegations d JOIN memories m ON m.id = :mid "
-            f"WHERE d.delegate = :reader AND {_DELEGATION_COVERS} ORDER BY d.depth, d.created_at",
+            "WHERE d.delegate = :reader AND " + visibility.delegation_covers("d", "m", ":now")
+            + " ORDER BY d.depth, d.created_at",
             params,
         )
         for r in rows:
@@ -482,11 +423,14 @@ class MnemoMixin:
     def mnemo_inserted(
         self, agent_id: str | None, thread_id: str | None
     ) -> list[tuple[str, str]]:
-        """(uuid, content_hash) of every logged memory insert in scope."""
+        """(uuid, content_hash) of every logged memory insert in scope (by owner)."""
+        # `owner` is the row's agent; `agent_id` is who acted (older MCP
+        # inserts carry only `agent_id`, and then it was the owner).
         rows = self.db.all(
             "SELECT subject_id, json_extract(payload, '$.content_hash') FROM events "
-            "WHERE subject_type = 'memory' AND kind = 'memory.insert' "
-            "AND (:agent IS NULL OR json_extract(payload, '$.agent_id') = :agent) "
+            "WHERE subject_type = 'memory' AND kind = 'memory.insert' AND (:agent IS NULL "
+            "OR COALESCE(json_extract(payload, '$.owner'), json_extract(payload, '$.agent_id')) "
+            "= :agent) "
             "AND (:thread IS NULL OR json_extract(payload, '$.thread_id') = :thread)",
             {"agent": agent_id, "thread": thread_id},
         )
