@@ -79,3 +79,20 @@ def can_see(memory: Memory, scope: ReadScope, has_live_grant: Callable[[], bool]
     if memory.scope in OPEN_SCOPES or scope.owns(memory):
         return True
     return memory.scope == "shared" and bool(scope.reader) and has_live_grant()
+
+
+def may_change(memory: Memory, scope: ReadScope, holds: Callable[[str], bool],
+               permission: str) -> bool:
+    """Whether the scope's reader may ``permission`` (write, delete, share) ``memory``.
+
+    The same rule for MCP and gRPC: trusted readers and the owner may; a
+    memory without an owner (an MCP fact written by no bound agent) may be
+    changed by any writer of its tenant who can see it; any other needs a live
+    grant implying ``permission`` (``holds`` asks the store). Callers check
+    visibility first, so an unseen memory is ``not_found``, never denied.
+    """
+    if not in_tenant(memory, scope):
+        return False
+    if scope.trusted or scope.owns(memory) or not memory.agent_id:
+        return True
+    return bool(scope.reader) and holds(permission)
