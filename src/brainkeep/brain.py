@@ -23,6 +23,7 @@ from brainkeep.core.mnemo.service import MnemoService
 from brainkeep.core.models import DEFAULT_SOURCE
 from brainkeep.core.pages import PageService
 from brainkeep.core.search import SearchService
+from brainkeep.core.verbs.services import VerbServices
 from brainkeep.errors import BrainkeepError
 from brainkeep.providers import (
     ChatSettings,
@@ -32,7 +33,7 @@ from brainkeep.providers import (
     make_embedding_provider,
 )
 from brainkeep.store import SQLiteStore
-from brainkeep.store.base import Store
+from brainkeep.store.mnemo_base import MnemoStore
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,7 @@ class Brain:
     """One open brain: its store, its optional providers and the services over them."""
 
     settings: Settings
-    store: Store
+    store: MnemoStore
     clock: Clock = field(default_factory=Clock)
     source_id: str = DEFAULT_SOURCE
     # The chat model behind `synthesize` (a providers.chat.ChatProvider); None = not configured.
@@ -60,15 +61,24 @@ class Brain:
     owned: tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
+        # One search index per brain: every service shares its caches and
+        # vector matrices; it holds vectors of the provider's model space only.
+        if self.embedder is not None:
+            self.search_index = self.store.search_index(
+                self.source_id, model=self.embedder.model_id, dim=self.embedder.dimensions
+            )
+        else:
+            self.search_index = self.store.search_index(self.source_id)
         self.embeddings = (
-            Embeddings(self.store, self.embedder, self.source_id)
+            Embeddings(self.store, self.embedder, self.source_id, index=self.search_index)
             if self.embedder is not None
             else None
         )
         if self.embeddings is not None and self.memory_vectors is None:
             self.memory_vectors = MemoryVectorSearch(self.embeddings)
         self.pages = PageService(self.store, self.clock, self.source_id, embedder=self.embeddings)
-        self.fact_search = FactSearch(self.store, self.source_id, self.embeddings)
+        self.fact_search = FactSearch(self.store, self.search_index, self.source_id,
+                                      self.embeddings)
         self.facts = FactService(
             self.store,
             self.clock,
@@ -78,12 +88,33 @@ class Brain:
         )
         self.search = SearchService(
             self.store,
+            self.search_index,
             self.source_id,
             vector_arm=EmbeddingVectorArm(self.embeddings) if self.embeddings else None,
         )
         self.mnemo = MnemoService(
-            MnemoContext(self.store, self.clock, self.source_id,  # type: ignore[arg-type]
-                         vectors=self.memory_vectors, indexer=self.embeddings)
+            MnemoContext(self.store, self.clock, self.source_id,
+                         vectors=self.memory_vectors, indexer=self.embeddings,
+                         index=self.search_index)
+        )
+
+    @property
+    def verbs(self) -> VerbServices:
+        """The services the MEMORY_VERBS functions use (built per call: cheap references).
+
+        Built on each access, not once, so a provider swapped on the brain
+        (tests replace ``chat``) is what the next verb call sees.
+        """
+        return VerbServices(
+            store=self.store,
+            clock=self.clock,
+            source_id=self.source_id,
+            facts=self.facts,
+            search=self.search,
+            fact_search=self.fact_search,
+            chat=self.chat,
+            chat_error=self.chat_error,
+            chat_max_tokens=self.settings.get("chat.max_tokens"),
         )
 
     def close(self) -> None:
@@ -144,7 +175,12 @@ def open_brain(
     embedding misconfiguration as an error.
     """
     durability = str(settings.get("store.durability") or "full").upper()
-    store = SQLiteStore(settings.db_path, synchronous=durability)
+    busy_ms = settings.get("store.busy_timeout_ms")
+    store = SQLiteStore(
+        settings.db_path,
+        synchronous=durability,
+        busy_timeout_ms=None if busy_ms is None else int(busy_ms),
+    )
     chat_error: BrainkeepError | None = None
     owned: list[Any] = []
     if embedder is _FROM_SETTINGS:

@@ -17,7 +17,7 @@ _BRANCH = (
 
 def _recall(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
     return recall.recall(
-        ctx.brain, ctx.caller, entity=p.get("entity"), query=p.get("query"),
+        ctx.brain.verbs, ctx.caller, entity=p.get("entity"), query=p.get("query"),
         since=p.get("since"), session_id=p.get("session_id"),
         include_expired=bool(p.get("include_expired")), grep=p.get("grep"),
         limit=p.get("limit"), budget_tokens=p.get("budget_tokens"),
@@ -26,29 +26,31 @@ def _recall(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
 
 def _remember(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
     return remember.remember(
-        ctx.brain, ctx.caller, fact=p["fact"], provenance=p["provenance"], ttl=p.get("ttl"),
-        entity=p.get("entity"), kind=p.get("kind"), visibility=p.get("visibility"),
-        session_id=p.get("session_id"),
+        ctx.brain.verbs, ctx.caller, fact=p["fact"], provenance=p["provenance"],
+        ttl=p.get("ttl"), entity=p.get("entity"), kind=p.get("kind"),
+        visibility=p.get("visibility"), session_id=p.get("session_id"),
     )
 
 
 def _entity(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
-    return entity.entity(ctx.brain, ctx.caller, name=p["name"])
+    return entity.entity(ctx.brain.verbs, ctx.caller, name=p["name"])
 
 
 def _synthesize(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
     return synthesize.synthesize(
-        ctx.brain, ctx.caller, question=p["question"], since=p.get("since"), until=p.get("until")
+        ctx.brain.verbs, ctx.caller, question=p["question"], since=p.get("since"),
+        until=p.get("until"),
     )
 
 
 def _forget(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
-    return remember.forget(ctx.brain, ctx.caller, id=p["id"], reason=p.get("reason"))
+    return remember.forget(ctx.brain.verbs, ctx.caller, id=p["id"], reason=p.get("reason"))
 
 
 def _context_pack(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
     return context_pack.context_pack(
-        ctx.brain, ctx.caller, entities=p["entities"], budget_tokens=p.get("budget_tokens"),
+        ctx.brain.verbs, ctx.caller, entities=p["entities"],
+        budget_tokens=p.get("budget_tokens"),
         since=p.get("since"), session_id=p.get("session_id"),
         include_private=p.get("include_private"),
     )
@@ -56,7 +58,7 @@ def _context_pack(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
 
 def _delta(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
     return delta.delta(
-        ctx.brain, ctx.caller, since=p.get("since"), since_slug=p.get("since_slug"),
+        ctx.brain.verbs, ctx.caller, since=p.get("since"), since_slug=p.get("since_slug"),
         entities=p.get("entities"), budget_tokens=p.get("budget_tokens"),
         session_id=p.get("session_id"), include_private=p.get("include_private"),
     )

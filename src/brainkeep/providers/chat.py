@@ -16,27 +16,14 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from brainkeep.errors import InvalidInput
+from brainkeep.providers._http import read_api_key, require_api_key, validate_base_url
+from brainkeep.providers.anthropic_chat import ANTHROPIC_BASE_URL, AnthropicChat
+from brainkeep.providers.chat_result import ChatResult
+from brainkeep.providers.openai_chat import OpenAICompatibleChat
+
+__all__ = ["ChatProvider", "ChatProviderName", "ChatResult", "ChatSettings", "make_chat_provider"]
 
 ChatProviderName = Literal["none", "openai", "anthropic"]
-
-
-@dataclass(frozen=True)
-class ChatResult:
-    """One completion, with what the provider reported about its cost.
-
-    Attributes:
-        text: The model's answer (never empty; empty output is an error).
-        model: The model id that answered, as the provider reported it.
-        input_tokens: Prompt tokens, or ``None`` when the provider did not say.
-        output_tokens: Completion tokens, or ``None`` when the provider did not say.
-        usd_estimate: From ``pricing.PRICES`` only; ``None`` when unknown.
-    """
-
-    text: str
-    model: str
-    input_tokens: int | None
-    output_tokens: int | None
-    usd_estimate: float | None
 
 
 class ChatProvider(Protocol):
@@ -98,11 +85,6 @@ def make_chat_provider(settings: ChatSettings, env: Mapping[str, str]) -> ChatPr
         InvalidInput: Missing model or base_url, unknown provider, or the
             named API key variable is unset.
     """
-    # Imported here: the implementations import ChatResult from this module.
-    from brainkeep.providers._http import read_api_key, require_api_key, validate_base_url
-    from brainkeep.providers.anthropic_chat import ANTHROPIC_BASE_URL, AnthropicChat
-    from brainkeep.providers.openai_chat import OpenAICompatibleChat
-
     if settings.provider == "none":
         return None
     if settings.timeout_s <= 0:

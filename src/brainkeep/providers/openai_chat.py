@@ -13,7 +13,7 @@ import httpx
 
 from brainkeep.errors import Unavailable
 from brainkeep.providers._http import malformed, post_json, read_usage, redact_url
-from brainkeep.providers.chat import ChatResult
+from brainkeep.providers.chat_result import ChatResult
 from brainkeep.providers.pricing import estimate_usd
 
 _PROVIDER = "OpenAI-compatible chat"

@@ -18,11 +18,14 @@ from __future__ import annotations
 import logging
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from brainkeep.core.mnemo.context import MnemoContext
+from brainkeep.core.clock import Clock
+from brainkeep.core.models import Event
+
+T = TypeVar("T")
 
 log = logging.getLogger("brainkeep.mnemo")
 FLUSH_INTERVAL_S = 0.05
@@ -36,10 +39,30 @@ class _AgentReads:
     strategies: Counter[str] = field(default_factory=Counter)
 
 
+class _AccessStore(Protocol):
+    def mnemo_add_access(self, counts: list[tuple[int, int]], now: str) -> None: ...
+
+
+class ReadSink(Protocol):
+    """What a flush writes through: the part of ``MnemoContext`` this module uses.
+
+    Named here, not imported, because ``MnemoContext`` owns a ``ReadLog``:
+    importing it back would be an import cycle.
+    """
+
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def store(self) -> _AccessStore: ...
+    def transact(self, work: Callable[[], T]) -> T: ...
+    def log(self, kind: str, subject_type: str, subject_id: str, payload: dict[str, Any],
+            *, actor: str, now: str) -> Event: ...
+
+
 class ReadLog:
     """Buffers recall side effects of one brain and flushes them in one transaction."""
 
-    def __init__(self, ctx: MnemoContext, *, interval: float = FLUSH_INTERVAL_S) -> None:
+    def __init__(self, ctx: ReadSink, *, interval: float = FLUSH_INTERVAL_S) -> None:
         self._ctx = ctx
         self._interval = interval
         self._lock = threading.Lock()

@@ -12,13 +12,13 @@ from brainkeep.core.verbs.common import PROTOCOL_VERSION
 from brainkeep.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from brainkeep.brain import Brain
+    from brainkeep.core.verbs.services import VerbServices
 
 RUNNERS_UP_CAP = 3
 NEAR_MISS_CAP = 3
 
 
-def entity(brain: Brain, caller: Caller, *, name: str) -> dict[str, Any]:
+def entity(brain: VerbServices, caller: Caller, *, name: str) -> dict[str, Any]:
     """Resolve ``name`` (alias > exact title > slug / suffix) and build its card."""
     text = name.strip() if isinstance(name, str) else ""
     if not text:
@@ -48,7 +48,7 @@ def entity(brain: Brain, caller: Caller, *, name: str) -> dict[str, Any]:
     return response
 
 
-def near_misses(brain: Brain, caller: Caller, text: str) -> list[dict[str, Any]]:
+def near_misses(brain: VerbServices, caller: Caller, text: str) -> list[dict[str, Any]]:
     """Search-based suggestions for a name that resolved to nothing."""
     outcome = brain.search.search(text, include_private=caller.include_private, limit=NEAR_MISS_CAP)
     return [

@@ -16,7 +16,7 @@ from brainkeep.core.verbs.common import (
 from brainkeep.core.verbs.views import fact_object
 
 if TYPE_CHECKING:
-    from brainkeep.brain import Brain
+    from brainkeep.core.verbs.services import VerbServices
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 100
@@ -30,7 +30,7 @@ def clamp_limit(value: Any) -> int:
 
 
 def recall(
-    brain: Brain,
+    brain: VerbServices,
     caller: Caller,
     *,
     entity: str | None = None,

@@ -8,7 +8,7 @@ from brainkeep.core.context import Caller
 from brainkeep.core.verbs.common import PROTOCOL_VERSION
 
 if TYPE_CHECKING:
-    from brainkeep.brain import Brain
+    from brainkeep.core.verbs.services import VerbServices
 
 _STATUS_TEXT = {
     "inserted": "remembered as fact #{id}",
@@ -18,7 +18,7 @@ _STATUS_TEXT = {
 
 
 def remember(
-    brain: Brain,
+    brain: VerbServices,
     caller: Caller,
     *,
     fact: str,
@@ -54,7 +54,9 @@ def remember(
     return response
 
 
-def forget(brain: Brain, caller: Caller, *, id: str, reason: str | None = None) -> dict[str, Any]:
+def forget(
+    brain: VerbServices, caller: Caller, *, id: str, reason: str | None = None
+) -> dict[str, Any]:
     """Expire a fact by its opaque id; repeating it answers `expired: false`."""
     fact_id = str(id).strip()
     reason = reason.strip() if isinstance(reason, str) and reason.strip() else None

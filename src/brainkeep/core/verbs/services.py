@@ -1,0 +1,49 @@
+"""What the MEMORY_VERBS functions are given: exactly the services they use.
+
+The verbs used to receive the whole ``Brain`` (the composition root), which
+made core depend on the layer that builds it. ``Brain.verbs`` builds this
+value instead, so a verb's needs are written down here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from brainkeep.core.clock import Clock
+
+if TYPE_CHECKING:
+    from brainkeep.core.facts import FactService
+    from brainkeep.core.hybrid import FactSearch
+    from brainkeep.core.search import SearchService
+    from brainkeep.errors import BrainkeepError
+    from brainkeep.providers.chat import ChatProvider
+    from brainkeep.store.base import Store
+
+
+@dataclass(frozen=True)
+class VerbServices:
+    """The slice of one brain the verbs read and write through.
+
+    Attributes:
+        store: Pages, links, cursors and facts for cards, context packs and delta.
+        clock: The brain's time source.
+        source_id: The source every verb reads and writes.
+        facts: The fact service behind ``remember``, ``forget`` and recall's facts arm.
+        search: Page search (recall's page arm, entity near-misses, synthesize).
+        fact_search: Ranked fact evidence for ``synthesize``.
+        chat: The chat model behind ``synthesize``; None when not configured.
+        chat_error: Why ``chat`` is None although one is configured.
+        chat_max_tokens: The raw ``chat.max_tokens`` setting; parsed by
+            ``synthesize`` only, so a bad value fails that verb and no other.
+    """
+
+    store: Store
+    clock: Clock
+    source_id: str
+    facts: FactService
+    search: SearchService
+    fact_search: FactSearch
+    chat: ChatProvider | None = None
+    chat_error: BrainkeepError | None = None
+    chat_max_tokens: int | str | None = None
