@@ -12,7 +12,6 @@ from typing import Protocol
 
 from brainkeep.core.mnemo.models import (
     AuditEvent,
-    ChainRow,
     Checkpoint,
     Delegation,
     FactWrite,
@@ -27,9 +26,6 @@ class MnemoStore(Store, Protocol):
     """Store plus ACLs, delegations, checkpoints, topic members and chain scans."""
 
     # -- recall --------------------------------------------------------------
-    def mnemo_lexical(
-        self, filt: MemoryFilter, fts_query: str, limit: int
-    ) -> list[tuple[Memory, float]]: ...
     def mnemo_exact(self, filt: MemoryFilter, needle: str, limit: int) -> list[Memory]: ...
     def mnemo_visible(self, filt: MemoryFilter, memory_ids: list[int]) -> list[Memory]: ...
     def mnemo_scan(self, filt: MemoryFilter, terms: list[str], limit: int) -> list[Memory]: ...
@@ -87,13 +83,7 @@ class MnemoStore(Store, Protocol):
                                   max_ts: str | None) -> int: ...
 
     # -- verification and audit ----------------------------------------------------
-    def mnemo_chain_rows(
-        self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None
-    ) -> list[ChainRow]: ...
-    def mnemo_tombstones(self) -> list[tuple[str, str, str | None]]: ...
-    def mnemo_inserted(
-        self, agent_id: str | None, thread_id: str | None
-    ) -> list[tuple[str, str]]: ...
+    # (the chain scans Verify needs are on ``Store``: core/verify.py uses them)
     def mnemo_audit_events(
         self, agent_id: str | None, thread_id: str | None
     ) -> Iterator[AuditEvent]: ...

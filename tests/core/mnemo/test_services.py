@@ -9,14 +9,13 @@ import pytest
 
 from brainkeep.brain import Brain
 from brainkeep.core.mnemo import access, validation
-from brainkeep.core.mnemo.chain import _links
 from brainkeep.core.mnemo.models import DEFAULT_AGENT, IMPLIED, PERMISSIONS
 from brainkeep.core.mnemo.recall import RecallInput
 from brainkeep.core.mnemo.remember import RememberInput
 from brainkeep.core.mnemo.service import MnemoService
 from brainkeep.core.mnemo.sharing import ShareInput
 from brainkeep.core.mnemo.trajectory import TIMELINE_POINTS, _thin
-from brainkeep.core.verify import verify_brain
+from brainkeep.core.verify import _links, verify_brain
 from brainkeep.errors import InvalidInput, NotFound, PermissionDenied
 
 CORE = Path(__file__).resolve().parents[3] / "src" / "brainkeep" / "core"

@@ -3,6 +3,7 @@
 ``service.MnemoService`` (what ``Brain.mnemo`` holds) has one method per
 Mnemo RPC, each a thin call into the module that owns the rule: remember,
 recall (+ ranking), forget, sharing, delegation, checkpoints, consolidate,
-chain (Verify), trajectory, subject. ``models`` holds the shared values and
-is imported by the store layer, so this package imports nothing eagerly.
+trajectory, subject; Verify runs ``core/verify.py``, the verifier `brainkeep
+verify` uses too. ``models`` holds the shared values and is imported by the
+store layer, so this package imports nothing eagerly.
 """

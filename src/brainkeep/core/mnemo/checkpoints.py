@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from brainkeep.core.ids import uuid7
-from brainkeep.core.mnemo import chain
 from brainkeep.core.mnemo import validation as v
 from brainkeep.core.mnemo.context import MnemoContext
 from brainkeep.core.mnemo.models import (
@@ -22,6 +21,7 @@ from brainkeep.core.mnemo.models import (
     MergeOutcome,
     ReplayOutcome,
 )
+from brainkeep.core.verify import verify_memories
 from brainkeep.errors import InvalidInput, NotFound
 
 
@@ -220,5 +220,6 @@ def replay(ctx: MnemoContext, *, thread_id: str, agent_id: str | None,
                                                      max_seq=cp.event_cursor, max_ts=None)
         upto = cp.created_at
     # Oldest first, up to the replayed instant: the reference walked newest-first.
-    status = chain.verify(ctx, t.agent_id, t.thread_id, created_before=upto, check_log=False)
+    status = verify_memories(ctx.store, t.agent_id, t.thread_id, created_before=upto,
+                             check_log=False)
     return ReplayOutcome(body, tuple(memories), events, status)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from brainkeep.core import events
 from brainkeep.core.mnemo import access
 from brainkeep.core.mnemo import validation as v
 from brainkeep.core.mnemo.context import MnemoContext
@@ -88,8 +89,8 @@ def consolidate(ctx: MnemoContext, req: ConsolidateInput) -> TopicOutcome:
         revision = None
         if old is not None:
             ctx.store.expire_memory(old.id, now, "superseded", superseded_by=doc.id)
-            revision = ctx.log_memory("memory.expire", old, actor=agent, now=now,
-                                      reason="superseded", superseded_by=doc.uuid).seq
+            revision = ctx.store.append_event(events.memory_expire(
+                old, actor=agent, reason="superseded", superseded_by=doc.id), now).seq
         event = ctx.log("topic.consolidate", "topic", doc.uuid,
                         {"agent_id": agent, "thread_id": doc.thread_id, "version": version,
                          "member_ids": list(members), "supersedes": old_uuid},

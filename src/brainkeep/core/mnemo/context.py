@@ -10,6 +10,7 @@ from brainkeep.core.clock import Clock
 from brainkeep.core.mnemo.reads import ReadLog
 from brainkeep.core.mnemo.writer import GroupCommit
 from brainkeep.core.models import Event, Memory, NewEvent
+from brainkeep.store.search_index import SearchIndex
 
 if TYPE_CHECKING:  # the store protocol imports our models: type-only to avoid a cycle
     from brainkeep.store.mnemo_base import MnemoStore
@@ -51,6 +52,8 @@ class MnemoContext:
     source_id: str
     vectors: MemoryVectors | None = None
     indexer: MemoryIndexer | None = None
+    # The engine's keyword index (BM25 recall); the store's own reads re-check it.
+    index: SearchIndex = field(kw_only=True)
     _writer: GroupCommit = field(init=False, compare=False, repr=False)
     reads: ReadLog = field(init=False, compare=False, repr=False)
 
@@ -64,27 +67,13 @@ class MnemoContext:
 
     def log(self, kind: str, subject_type: str, subject_id: str, payload: dict[str, Any],
             *, actor: str, now: str) -> Event:
-        """Append one event (call inside the write's transaction)."""
+        """Append one non-memory event (call inside the write's transaction).
+
+        Memory events are built by ``core.events`` so both protocols write
+        one payload per kind; append them with ``store.append_event``.
+        """
         return self.store.append_event(
             NewEvent(kind=kind, subject_type=subject_type, subject_id=subject_id,
                      payload=payload, source_id=self.source_id, actor=actor),
             now,
         )
-
-    def log_memory(self, event_kind: str, memory: Memory, *, actor: str, now: str,
-                   **extra: Any) -> Event:
-        """Append a memory event.
-
-        The payload always carries the row's ``content_hash`` (``verify_brain``
-        compares the newest one with the column) and never its text or
-        metadata: erasure must not leave content in the immutable log.
-        """
-        payload: dict[str, Any] = {
-            "id": memory.id,
-            "content_hash": memory.content_hash,
-            "agent_id": actor,
-            "owner": memory.agent_id,
-            "thread_id": memory.thread_id,
-        }
-        payload.update(extra)
-        return self.log(event_kind, "memory", memory.uuid, payload, actor=actor, now=now)

@@ -9,6 +9,7 @@ removed behind the server's back (no such event) still breaks the chain.
 
 from __future__ import annotations
 
+from brainkeep.core import events
 from brainkeep.core.mnemo import access
 from brainkeep.core.mnemo import validation as v
 from brainkeep.core.mnemo.context import MnemoContext
@@ -33,21 +34,20 @@ def apply(ctx: MnemoContext, memory: Memory, strategy: str, *, actor: str, now: 
         if memory.redacted_at:
             return False
         ctx.store.mnemo_redact(memory.id, now, REDACTED_TEXT)
-        ctx.log_memory("memory.redact", memory, actor=actor, now=now, strategy="redact")
+        ctx.store.append_event(events.memory_redact(memory, actor=actor), now)
     elif strategy == "hard_delete":
         ctx.store.mnemo_hard_delete(memory.id)
-        ctx.log_memory("memory.delete", memory, actor=actor, now=now, strategy="hard_delete",
-                       prev_hash=memory.prev_hash)
+        ctx.store.append_event(events.memory_delete(memory, actor=actor, strategy=strategy), now)
     elif gone:
         return False
     elif strategy == "decay":
         after = round(memory.importance * DECAY_FACTOR, 6)
         ctx.store.mnemo_set_importance(memory.id, after, now)
-        ctx.log_memory("memory.decay", memory, actor=actor, now=now, strategy="decay",
-                       importance_before=memory.importance, importance_after=after)
+        ctx.store.append_event(events.memory_decay(memory, actor=actor, importance_after=after),
+                               now)
     else:  # soft_delete | archive | consolidate
         ctx.store.mnemo_mark_deleted(memory.id, now, strategy)
-        ctx.log_memory("memory.delete", memory, actor=actor, now=now, strategy=strategy)
+        ctx.store.append_event(events.memory_delete(memory, actor=actor, strategy=strategy), now)
     return True
 
 

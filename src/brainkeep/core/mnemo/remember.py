@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from brainkeep.core import events
 from brainkeep.core.audit import memory_hash
 from brainkeep.core.clock import format_ts
 from brainkeep.core.facts import normalize_fact
@@ -110,37 +111,23 @@ def build_draft(ctx: MnemoContext, req: RememberInput) -> MemoryDraft:
     )
 
 
-def insert(ctx: MnemoContext, draft: MemoryDraft, now: str, **event_extra: object
-           ) -> tuple[Memory, Event]:
-    """Insert ``draft`` chained to its (agent, thread) and log it (inside a transaction).
+def insert(ctx: MnemoContext, draft: MemoryDraft, now: str, *,
+           topic_version: int | None = None) -> tuple[Memory, Event]:
+    """Insert ``draft`` and log it (inside a transaction).
 
     Same hashing as ``FactService.insert``: ``content_hash`` covers content,
-    agent and the creation timestamp; ``prev_hash`` is the newest hash of the
-    same (agent, thread) chain.
+    agent and the creation timestamp; the engine links ``prev_hash`` to the
+    newest hash of the same (agent, thread) chain.
     """
-    content_hash = memory_hash(draft.text, draft.agent_id, now)
-    prev_hash = ctx.store.last_chain_hash(draft.agent_id, draft.thread_id)
     memory = ctx.store.insert_memory(
         draft,
         uuid=uuid7(),
         now=now,
         normalized_text=normalize_fact(draft.text),
-        content_hash=content_hash,
-        prev_hash=prev_hash,
+        content_hash=memory_hash(draft.text, draft.agent_id, now),
     )
-    event = ctx.log_memory(
-        "memory.insert",
-        memory,
-        actor=draft.agent_id,
-        now=now,
-        prev_hash=prev_hash,
-        origin="grpc",
-        org_id=memory.org_id,
-        scope=memory.scope,
-        visibility=memory.visibility,
-        memory_type=memory.memory_type,
-        kind=memory.kind,
-        **event_extra,
+    event = ctx.store.append_event(
+        events.memory_insert(memory, actor=draft.agent_id, topic_version=topic_version), now
     )
     return memory, event
 

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from brainkeep import __version__
 from brainkeep.core.mnemo import (
-    chain,
     checkpoints,
     consolidate,
     delegation,
@@ -35,6 +34,7 @@ from brainkeep.core.mnemo.models import (
     VerifyOutcome,
 )
 from brainkeep.core.models import Memory
+from brainkeep.core.verify import verify_memories
 
 __all__ = ["MnemoService", "MnemoContext", "MemoryVectors"]
 
@@ -103,9 +103,12 @@ class MnemoService:
         return consolidate.consolidate(self.ctx, req)
 
     def verify(self, agent_id: str | None, thread_id: str | None) -> VerifyOutcome:
-        """Chains of one agent (validated) or of all agents when ``agent_id`` is None."""
+        """Chains of one agent (validated) or of all agents when ``agent_id`` is None.
+
+        The one verifier ``brainkeep verify`` runs too (core/verify.py).
+        """
         agent = None if agent_id is None else v.agent_id(agent_id)
-        return chain.verify(self.ctx, agent, v.label(thread_id, "thread_id"))
+        return verify_memories(self.ctx.store, agent, v.label(thread_id, "thread_id"))
 
     def trajectory_audit(self, *, agent_id: str | None, thread_id: str | None,
                          active_bank_ceiling: int | None, fact_key: str | None,

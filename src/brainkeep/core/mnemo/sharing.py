@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from brainkeep.core import events
 from brainkeep.core.ids import uuid7
 from brainkeep.core.mnemo import access
 from brainkeep.core.mnemo import validation as v
@@ -69,8 +70,8 @@ def share(ctx: MnemoContext, req: ShareInput) -> ShareOutcome:
                 )
             if memory.scope == "private":
                 ctx.store.mnemo_set_scope(memory.id, "shared", visibility_for_scope("shared"), now)
-                ctx.log_memory("memory.scope", memory, actor=sharer, now=now,
-                               scope_before="private", scope_after="shared")
+                ctx.store.append_event(
+                    events.memory_scope(memory, actor=sharer, scope_after="shared"), now)
             for target in targets:
                 acl_id = ctx.store.mnemo_upsert_acl(
                     acl_id=uuid7(), memory_id=memory.id, grantee=target, permission=permission,

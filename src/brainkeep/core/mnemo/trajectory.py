@@ -12,6 +12,9 @@ Differences from the Mnemo reference (docs/grpc.md): (b) reads the fact key
 from memory metadata (our events never copy metadata, for erasure's sake);
 (d) keys scopes by agent, because Recall carries no thread; (a) tracks which
 memories are live, so a redaction after a soft delete is not counted twice.
+Memory events carry one payload whichever protocol wrote them (core/events.py),
+so an agent's scope also covers MCP-side changes to its memories (an MCP
+``forget`` is a ``memory.expire`` naming the memory's ``owner``).
 """
 
 from __future__ import annotations

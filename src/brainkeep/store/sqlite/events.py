@@ -90,10 +90,3 @@ class EventsMixin:
         """(page id, slug, content, content_hash) of every page, deleted ones too."""
         for row in self.db.execute("SELECT id, slug, content, content_hash FROM pages"):
             yield str(row[0]), row[1], row[2], row[3]
-
-    def iter_memory_contents(self) -> Iterator[tuple[str, str, str, str, str, str | None]]:
-        """(uuid, text, agent_id, created_at, content_hash, redacted_at) of every memory."""
-        for row in self.db.execute(
-            "SELECT uuid, text, agent_id, created_at, content_hash, redacted_at FROM memories"
-        ):
-            yield row[0], row[1], row[2], row[3], row[4], row[5]
