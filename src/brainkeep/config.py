@@ -47,6 +47,13 @@ KNOWN_KEYS: dict[str, ConfigKey] = {
             ("full", "normal"),
         ),
         ConfigKey(
+            "store.busy_timeout_ms",
+            30_000,
+            "How long a write waits for another process's lock on the brain before it "
+            "fails as retryable `unavailable` (CLI exit 6).",
+            kind=int,
+        ),
+        ConfigKey(
             "embeddings.provider", "none", "Embedding provider.", ("none", "local", "http")
         ),
         ConfigKey(

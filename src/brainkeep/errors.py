@@ -15,9 +15,16 @@ Driver errors (``sqlite3``) are translated into ``StoreError`` once, inside
     ├── NotFound                   code=not_found          gRPC NOT_FOUND
     ├── PermissionDenied           code=scope_denied       gRPC PERMISSION_DENIED
     │   └── ScopeDenied            code=scope_denied       (token lacks a scope)
-    ├── Unavailable                code=unavailable        gRPC UNAVAILABLE
-    │                              (a provider is missing, down, or refused)
+    ├── Unavailable                code=unavailable        gRPC UNAVAILABLE   CLI exit 5
+    │   │                          (a provider is missing, down, or refused)
+    │   └── Busy                   code=unavailable        gRPC UNAVAILABLE   CLI exit 6
+    │                              (retryable: another writer held the brain's lock
+    │                              past the busy timeout, SQLITE_BUSY / SQLITE_LOCKED)
     └── StoreError                 code=internal           gRPC INTERNAL
+                                   (the database failed: corrupt, disk full, a bug)
+
+``retryable`` marks the errors where the same call, repeated shortly, may
+succeed unchanged; the wire code stays the coarse MEMORY_VERBS one.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ class BrainkeepError(Exception):
     """Base of every error brainkeep raises on purpose."""
 
     code: str = "internal"
+    retryable: bool = False
     default_suggestion = (
         "An unexpected server error occurred. Retry; if it persists, run "
         "`brainkeep doctor` and report the detail."
@@ -117,7 +125,22 @@ class Unavailable(BrainkeepError):
     )
 
 
+class Busy(Unavailable):
+    """Another writer held the brain's write lock past the busy timeout.
+
+    Raised by the store from the driver's error code (SQLITE_BUSY or
+    SQLITE_LOCKED), never from message text. Nothing was written.
+    """
+
+    retryable = True
+    default_suggestion = (
+        "Another writer holds the brain's lock (another brainkeep process, a backup or "
+        "a script); nothing was written. Retry shortly; if it persists, look for a stuck "
+        "process holding the database open, or raise `store.busy_timeout_ms`."
+    )
+
+
 class StoreError(BrainkeepError):
-    """The database failed underneath us (locked, corrupt, disk full)."""
+    """The database failed underneath us (corrupt, disk full, a query bug)."""
 
     code = "internal"

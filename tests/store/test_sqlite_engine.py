@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from brainkeep.core.models import NewEvent
-from brainkeep.errors import StoreError
+from brainkeep.errors import Busy, StoreError
 from brainkeep.store import SQLiteStore
 from brainkeep.store.sqlite.engine import BUSY_TIMEOUT_MS
 
@@ -94,7 +94,7 @@ def test_driver_errors_become_store_errors(store: SQLiteStore) -> None:
     assert info.value.code == "internal"
 
 
-def test_locked_database_is_a_clear_store_error(
+def test_locked_database_is_a_clear_busy_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from brainkeep.store.sqlite import engine
@@ -106,7 +106,8 @@ def test_locked_database_is_a_clear_store_error(
     monkeypatch.setattr(engine, "BUSY_TIMEOUT_MS", 50)  # the real wait is 30 s
     store = SQLiteStore(path)
     try:
-        with pytest.raises(StoreError, match="locked"), store.transaction():
+        # Busy (retryable `unavailable`), not an internal StoreError: tests/store/test_busy.py.
+        with pytest.raises(Busy, match="locked"), store.transaction():
             pass
     finally:
         store.close()

@@ -17,7 +17,7 @@ from mcp.server.lowlevel import Server
 
 from brainkeep import __version__
 from brainkeep.core.context import Caller
-from brainkeep.ops.dispatch import Dispatcher, Outcome
+from brainkeep.ops.dispatch import Dispatcher, Outcome, opaque_internal
 
 CallerFor = Callable[[ServerRequestContext[Any]], Caller]
 
@@ -47,7 +47,10 @@ def build_server(dispatcher: Dispatcher, caller_for: CallerFor) -> Server[Any]:
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        caller = caller_for(ctx)
+        try:
+            caller = caller_for(ctx)
+        except Exception as exc:  # the edge: the SDK would send str(exc) to the client
+            return result_of(Outcome(opaque_internal(params.name, exc).payload(), True))
         arguments = dict(params.arguments or {})
         # The store is synchronous; run it off the event loop so one slow call
         # does not stall every other request on this connection.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,9 +30,10 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),
     "array": (list,),
 }
+INTERNAL_MESSAGE = "Internal server error."
 INTERNAL_SUGGESTION = (
     "This is a server-side failure, not a caller mistake. Retry once; if it persists, run "
-    "`brainkeep doctor` and report the detail."
+    "`brainkeep doctor` and report the incident id to the operator (the server log has it)."
 )
 
 
@@ -41,6 +43,9 @@ class Outcome:
 
     payload: dict[str, Any]
     is_error: bool
+    # The same call, repeated shortly, may succeed (``BrainkeepError.retryable``):
+    # the CLI gives it its own exit code; the wire payload stays the MCP envelope.
+    retryable: bool = False
 
 
 def required_scope_met(op: Operation, caller: Caller) -> bool:
@@ -82,6 +87,27 @@ def verb_error(exc: BrainkeepError) -> dict[str, Any]:
     return {**exc.payload(), "protocol_version": PROTOCOL_VERSION}
 
 
+def opaque_internal(name: str, exc: BaseException) -> BrainkeepError:
+    """A fixed internal error naming an incident id; the real one goes to the log.
+
+    Exception text and class names describe our code (and may quote the
+    caller's data or the database path), so they never reach a client: the
+    operator finds them in the server log by the incident id.
+    """
+    incident = uuid.uuid4().hex[:12]
+    detail = getattr(exc, "detail", None)
+    log.error(
+        "operation %s failed (incident %s)%s",
+        name,
+        incident,
+        f": {detail}" if detail else "",
+        exc_info=exc,
+    )
+    return BrainkeepError(
+        INTERNAL_MESSAGE, suggestion=INTERNAL_SUGGESTION, detail=f"incident {incident}"
+    )
+
+
 @dataclass
 class Dispatcher:
     """Routes a named call to its operation for one brain and surface."""
@@ -114,12 +140,11 @@ class Dispatcher:
             result = op.handler(ctx, args)
             outcome = Outcome(result, False)
         except BrainkeepError as exc:
-            outcome = Outcome(verb_error(exc) if op.verb else exc.payload(), True)
+            error = opaque_internal(name, exc) if exc.code == "internal" else exc
+            payload = verb_error(error) if op.verb else error.payload()
+            outcome = Outcome(payload, True, retryable=error.retryable)
         except Exception as exc:  # the edge: convert, never swallow
-            log.exception("operation %s failed", name)
-            internal = BrainkeepError(
-                f"{type(exc).__name__}: {exc}", suggestion=INTERNAL_SUGGESTION
-            )
+            internal = opaque_internal(name, exc)
             outcome = Outcome(verb_error(internal) if op.verb else internal.payload(), True)
         if op.verb and self.usage is not None:
             self._record(op, caller, outcome, started, result)

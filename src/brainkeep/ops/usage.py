@@ -10,6 +10,7 @@ writer may drop a line.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -18,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from brainkeep.core.clock import parse_ts
+
+log = logging.getLogger("brainkeep.usage")
 
 ROTATE_BYTES = 10 * 1024 * 1024
 DEFAULT_DAYS = 30
@@ -96,6 +99,7 @@ class UsageLog:
     def __init__(self, path: Path, *, rotate_bytes: int = ROTATE_BYTES) -> None:
         self.path = Path(path)
         self.rotate_bytes = rotate_bytes
+        self._warned = False
 
     @property
     def rotated_path(self) -> Path:
@@ -114,8 +118,12 @@ class UsageLog:
                 os.write(fd, line)
             finally:
                 os.close(fd)
-        except Exception:  # noqa: BLE001 — fire-and-forget by contract
-            return
+        except Exception as exc:  # noqa: BLE001 — fire-and-forget by contract
+            # Once per log, so a full disk does not turn every verb into a stderr line.
+            if not self._warned:
+                self._warned = True
+                log.warning("usage log %s not written (stats will miss calls): %s",
+                            self.path, exc)
 
     def _rotate_if_full(self) -> None:
         try:

@@ -7,25 +7,30 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from brainkeep.store.sqlite.changes import ChangesMixin
 from brainkeep.store.sqlite.cursors import CursorsMixin
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.events import EventsMixin
 from brainkeep.store.sqlite.memories import MemoriesMixin
 from brainkeep.store.sqlite.mnemo import MnemoMixin
 from brainkeep.store.sqlite.pages import PagesMixin
+from brainkeep.store.sqlite.search_index import SQLiteSearchIndex
 from brainkeep.store.sqlite.tokens import TokensMixin
 from brainkeep.store.sqlite.vectors import VectorsMixin
 
 
 class SQLiteStore(
-    PagesMixin, MemoriesMixin, EventsMixin, CursorsMixin, TokensMixin, MnemoMixin, VectorsMixin
+    PagesMixin, MemoriesMixin, EventsMixin, CursorsMixin, ChangesMixin, TokensMixin, MnemoMixin,
+    VectorsMixin,
 ):
     """A brain in one SQLite file (WAL mode)."""
 
     engine_name = "sqlite"
 
-    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
-        self.db = SQLiteEngine(path, synchronous=synchronous)
+    def __init__(
+        self, path: str | Path, *, synchronous: str = "FULL", busy_timeout_ms: int | None = None
+    ) -> None:
+        self.db = SQLiteEngine(path, synchronous=synchronous, busy_timeout_ms=busy_timeout_ms)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -34,6 +39,12 @@ class SQLiteStore(
 
     def close(self) -> None:
         self.db.close()
+
+    def search_index(
+        self, source_id: str, *, model: str | None = None, dim: int = 0
+    ) -> SQLiteSearchIndex:
+        """The keyword and vector index of ``source_id`` (vectors of ``model``/``dim`` only)."""
+        return SQLiteSearchIndex(self.db, source_id, model=model, dim=dim)
 
     def optimize(self) -> None:
         self.db.optimize()
@@ -74,6 +85,6 @@ class SQLiteStore(
         for suffix in ("", "-wal"):
             try:
                 total += os.path.getsize(self.db.path + suffix)
-            except OSError:
-                pass
+            except FileNotFoundError:  # no WAL file between checkpoints: it adds nothing
+                continue
         return total

@@ -8,6 +8,7 @@ timeout, so two processes (a server and the CLI) can write one brain at once.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -17,20 +18,43 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from brainkeep.errors import StoreError
+from brainkeep.errors import BrainkeepError, Busy, StoreError
 
+# How long a writer waits for another process's write lock before `Busy`
+# (settings key `store.busy_timeout_ms`).
 BUSY_TIMEOUT_MS = 30_000
 
+log = logging.getLogger("brainkeep.store")
 
-def _translate(exc: sqlite3.Error) -> StoreError:
-    text = str(exc)
-    if "locked" in text or "busy" in text:
-        return StoreError(
-            "The brain database stayed locked by another writer for too long.",
-            suggestion="Retry; if it persists, check for a stuck brainkeep process.",
-            detail=text,
+
+# Primary result codes (the low byte of an extended code such as
+# SQLITE_BUSY_SNAPSHOT = 517). Matched by code, not by message text: the text
+# is for humans and differs across SQLite versions and locales.
+SQLITE_BUSY = 5
+SQLITE_LOCKED = 6
+_LOCK_CODES = frozenset({SQLITE_BUSY, SQLITE_LOCKED})
+
+
+def is_lock_timeout(exc: sqlite3.Error) -> bool:
+    """True when ``exc`` is SQLITE_BUSY/SQLITE_LOCKED (any extended variant)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF in _LOCK_CODES
+
+
+def _translate(exc: sqlite3.Error, busy_timeout_ms: int | None = None) -> BrainkeepError:
+    """The one place sqlite3 errors become ours (callers `raise ... from exc`)."""
+    if is_lock_timeout(exc):
+        waited = f" for over {busy_timeout_ms} ms" if busy_timeout_ms is not None else ""
+        return Busy(
+            "The brain is locked by another writer.",
+            suggestion=(
+                f"Another writer held the brain's lock{waited} (another brainkeep process, "
+                "a backup or a script); nothing was written. Retry shortly; if it persists, "
+                "look for a stuck process or raise `store.busy_timeout_ms`."
+            ),
+            detail=str(getattr(exc, "sqlite_errorname", "SQLITE_BUSY")),
         )
-    return StoreError("The brain database failed.", detail=f"{type(exc).__name__}: {text}")
+    return StoreError("The brain database failed.", detail=f"{type(exc).__name__}: {exc}")
 
 
 class _Local(threading.local):
@@ -41,9 +65,20 @@ class _Local(threading.local):
 class SQLiteEngine:
     """Connections, the one ``transaction()`` context manager, and migrations."""
 
-    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+    def __init__(
+        self, path: str | Path, *, synchronous: str = "FULL", busy_timeout_ms: int | None = None
+    ) -> None:
+        """Open (and migrate) the brain at ``path``.
+
+        Args:
+            path: The database file (``:memory:`` for a throwaway brain).
+            synchronous: The ``PRAGMA synchronous`` level (``FULL`` or ``NORMAL``).
+            busy_timeout_ms: How long a write waits for another connection's
+                lock before failing with ``Busy`` (None: ``BUSY_TIMEOUT_MS``).
+        """
         self.path = str(path)
         self._synchronous = synchronous
+        self.busy_timeout_ms = BUSY_TIMEOUT_MS if busy_timeout_ms is None else busy_timeout_ms
         self._local = _Local()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
@@ -62,17 +97,17 @@ class SQLiteEngine:
             conn = sqlite3.connect(
                 self.path,
                 isolation_level=None,  # we issue BEGIN/COMMIT ourselves
-                timeout=BUSY_TIMEOUT_MS / 1000,
+                timeout=self.busy_timeout_ms / 1000,
                 check_same_thread=False,
             )
             conn.row_factory = sqlite3.Row
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
             conn.execute("PRAGMA journal_mode = WAL")
             # FULL: a write that returned is on disk even after power loss.
             conn.execute(f"PRAGMA synchronous = {self._synchronous}")
             conn.execute("PRAGMA foreign_keys = ON")
         except sqlite3.Error as exc:
-            raise _translate(exc) from exc
+            raise _translate(exc, self.busy_timeout_ms) from exc
         with self._all_lock:
             self._all.append(conn)
         return conn
@@ -99,8 +134,8 @@ class SQLiteEngine:
             for conn in self._all:
                 try:
                     conn.close()
-                except sqlite3.Error:
-                    pass
+                except sqlite3.Error as exc:  # closing the rest matters more than one failure
+                    log.warning("closing a connection to %s failed: %s", self.path, exc)
             self._all.clear()
         self._local = _Local()
 
@@ -110,13 +145,13 @@ class SQLiteEngine:
         try:
             return self.conn.execute(sql, params)
         except sqlite3.Error as exc:
-            raise _translate(exc) from exc
+            raise _translate(exc, self.busy_timeout_ms) from exc
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         try:
             self.conn.executemany(sql, rows)
         except sqlite3.Error as exc:
-            raise _translate(exc) from exc
+            raise _translate(exc, self.busy_timeout_ms) from exc
 
     def one(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Row | None:
         row: sqlite3.Row | None = self.execute(sql, params).fetchone()
@@ -146,7 +181,7 @@ class SQLiteEngine:
             try:
                 conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT sp{depth}")
             except sqlite3.Error as exc:
-                raise _translate(exc) from exc
+                raise _translate(exc, self.busy_timeout_ms) from exc
             local.depth = depth + 1
             try:
                 yield
@@ -158,8 +193,11 @@ class SQLiteEngine:
                     else:
                         conn.execute(f"ROLLBACK TO sp{depth}")
                         conn.execute(f"RELEASE sp{depth}")
-                except sqlite3.Error:
-                    pass
+                except sqlite3.Error as exc:
+                    # The block's own error is what the caller must see; a
+                    # failed rollback (the connection is already out of the
+                    # transaction) is only logged.
+                    log.warning("rollback after a failed transaction failed: %s", exc)
                 raise
             local.depth = depth
             try:
@@ -167,7 +205,7 @@ class SQLiteEngine:
             except sqlite3.Error as exc:
                 if depth == 0 and conn.in_transaction:
                     conn.execute("ROLLBACK")
-                raise _translate(exc) from exc
+                raise _translate(exc, self.busy_timeout_ms) from exc
         finally:
             if depth == 0:
                 self._write_lock.release()
@@ -186,10 +224,11 @@ class SQLiteEngine:
         return sorted(found)
 
     def schema_version(self) -> int:
-        self.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations ("
-            "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-        )
+        """The newest applied migration (0: a brain never migrated)."""
+        if not self.scalar(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+        ):
+            return 0
         return int(self.scalar("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"))
 
     def migrate(self) -> list[int]:
@@ -200,6 +239,13 @@ class SQLiteEngine:
         migrate it exactly once.
         """
         applied: list[int] = []
+        # The ledger that records migrations cannot be created by one; this is
+        # the only DDL outside migrations/*.sql, and it runs here, never on a
+        # query path.
+        self.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+        )
         current = self.schema_version()
         for version, name, sql in self.available_migrations():
             if version <= current:
