@@ -231,14 +231,20 @@ class Event:
 
 @dataclass(frozen=True)
 class SessionCursor:
-    """Where a delta session last woke: a time cursor plus page and fact keysets."""
+    """Where a delta session resumes: the event seq each stream was delivered through.
+
+    Attributes:
+        last_wake_at: When the session last drained everything (reported as
+            ``since``; thread events are dated against it).
+        page_seq: Pages put at or before this event seq were delivered.
+        fact_seq: Facts recorded at or before this event seq were delivered.
+    """
 
     source_id: str
     client_id: str
     session_id: str
     last_wake_at: str
-    page_slug: str = ""
-    fact_created_at: str | None = None
-    fact_id: int | None = None
+    page_seq: int = 0
+    fact_seq: int = 0
     standing_entities: tuple[str, ...] = ()
     updated_at: str = ""

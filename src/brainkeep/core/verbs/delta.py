@@ -1,13 +1,21 @@
 """delta: what changed since a cursor — pages, facts, thread events — at least once.
 
-Pages page through a keyset ``(updated_at, slug)`` so a cluster sharing one
-timestamp drains deterministically; facts page through ``(created_at, id)``
-with a +1 probe so an overflow sets ``has_more`` (the reference silently lost
-them). A session cursor advances only past what was delivered.
+A session cursor is a pair of event seqs (pages, facts): seq is assigned
+inside the write transaction, so it is commit order even when writers'
+clocks disagree, and a scan bounded by a head read first cannot pass an
+in-flight write. That replaces the application-clock cursor and its 2 s lag,
+which lost a write stamped older than a delta read but committed after it.
+
+Stateless callers keep the wire keyset: pages page through ``(updated_at,
+slug)`` so a cluster sharing one timestamp drains deterministically; facts
+page through ``(created_at, id)``. Both streams fetch one extra row so an
+overflow sets ``has_more`` (the reference silently lost facts). A cursor
+advances only past what was delivered.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -35,27 +43,32 @@ from brainkeep.core.verbs.context_pack import (
     view_caller,
 )
 from brainkeep.core.verbs.views import pack_fact
-from brainkeep.errors import InvalidInput, StoreError
+from brainkeep.errors import Busy, InvalidInput, StoreError
 
 if TYPE_CHECKING:
-    from brainkeep.brain import Brain
+    from brainkeep.core.verbs.services import VerbServices
+
+log = logging.getLogger("brainkeep.delta")
 
 FETCH_LIMIT = 50
 CURSOR_IDLE_DAYS = 7
-SAFETY_LAG = timedelta(seconds=2)  # in-flight writes may land just behind "now"
 MAX_SESSION_CHARS = 200
 _AFTER_ALL_IDS = 1 << 62  # keyset id meaning "strictly after this timestamp"
 
 
 @dataclass(frozen=True)
-class _Window:
-    """The cursor in force for this wake."""
+class _Fetched:
+    """What one wake read, before the budget: at most FETCH_LIMIT of each stream."""
 
     since: str  # as reported (normalized)
-    since_us: str  # storage precision
-    slug: str
-    fact_ts: str
-    fact_id: int
+    since_us: str  # storage precision; thread events are dated against it
+    slug: str  # the time keyset's slug (stateless reads only)
+    pages: list[Page]
+    facts: list[Memory]
+    pages_overflow: bool
+    facts_overflow: bool
+    page_seqs: tuple[int, ...] = ()  # session reads: each page's change seq
+    fact_seqs: tuple[int, ...] = ()
 
 
 def cursor_lane(caller: Caller) -> str:
@@ -67,7 +80,7 @@ def cursor_lane(caller: Caller) -> str:
 
 
 def delta(
-    brain: Brain,
+    brain: VerbServices,
     caller: Caller,
     *,
     since: str | None = None,
@@ -95,23 +108,21 @@ def delta(
             )
         return _first_wake(brain, lane, session, budget)
 
-    window = _window(explicit, since_slug, stored)
+    # The head is read before any scan: every seq up to it is committed, and
+    # a write committing meanwhile gets a larger seq, left for the next wake.
+    head = brain.store.event_head()
     now_ts = brain.clock.now_ts()
-    pages = brain.store.pages_changed_since(
-        brain.source_id, window.since_us, window.slug,
-        include_private=viewer.include_private, limit=FETCH_LIMIT + 1,
-    )
-    facts = brain.store.facts_created_after(
-        brain.source_id, window.fact_ts, window.fact_id, now=now_ts,
-        include_private=viewer.include_private, limit=FETCH_LIMIT + 1,
-    )
-    pages_overflow, facts_overflow = len(pages) > FETCH_LIMIT, len(facts) > FETCH_LIMIT
-    pages, facts = pages[:FETCH_LIMIT], facts[:FETCH_LIMIT]
+    if explicit is not None:
+        fetched = _fetch_by_time(brain, viewer, explicit, since_slug or "", now_ts)
+    else:
+        assert stored is not None
+        fetched = _fetch_by_seq(brain, viewer, stored, head, now_ts)
+    pages, facts = fetched.pages, fetched.facts
     names = parse_entities(entities)
-    threads = threads_after(cards_for(brain, viewer, names), window.since_us) if names else []
+    threads = threads_after(cards_for(brain, viewer, names), fetched.since_us) if names else []
 
     kept_pages, kept_facts = pages, facts
-    response: dict[str, Any] = {"protocol_version": PROTOCOL_VERSION, "since": window.since}
+    response: dict[str, Any] = {"protocol_version": PROTOCOL_VERSION, "since": fetched.since}
     if budget is not None:
         packed = pack_pair(
             pages, lambda p: estimate_tokens(f"{p.title} {p.slug}"),
@@ -122,18 +133,33 @@ def delta(
         used, dropped = packed.used, packed.dropped
         response.update(budget_tokens=budget, budget_used=used, dropped_count=dropped)
 
-    facts_pending = facts_overflow or len(kept_facts) < len(facts)
-    has_more = pages_overflow or len(kept_pages) < len(pages) or facts_pending
-    next_since, next_slug = _next_cursor(window, kept_pages, facts, kept_facts, facts_pending)
-    if session:
-        _advance(brain, lane, session, window, kept_pages, kept_facts, has_more, names)
+    pages_pending = fetched.pages_overflow or len(kept_pages) < len(pages)
+    facts_pending = fetched.facts_overflow or len(kept_facts) < len(facts)
+    has_more = pages_pending or facts_pending
+    if explicit is not None:
+        next_since, next_slug = _next_cursor(fetched, kept_pages, kept_facts, facts_pending)
+        if session:
+            _rebase(brain, lane, session, next_since, head, names, now_ts)
+    else:
+        assert stored is not None
+        # Session callers resume by seq; the time keyset handed to a caller
+        # that turns stateless is where this wake started until it drains.
+        next_since, next_slug = (fetched.since if has_more else now_ts), ""
+        _advance(
+            brain, stored, names, now_ts,
+            page_seq=_seq_after(stored.page_seq, head, fetched.page_seqs, len(kept_pages),
+                                pages_pending),
+            fact_seq=_seq_after(stored.fact_seq, head, fetched.fact_seqs, len(kept_facts),
+                                facts_pending),
+            drained=not has_more,
+        )
 
     page_items = [
         {"slug": p.slug, "source_id": p.source_id, "title": p.title, "updated_at": p.updated_at}
         for p in kept_pages
     ]
     fact_items = [pack_fact(m) for m in kept_facts]
-    suffix = f" since {window.since}"
+    suffix = f" since {fetched.since}"
     response.update(
         pages=page_items,
         facts=fact_items,
@@ -151,30 +177,66 @@ def delta(
     return response
 
 
-def _window(explicit: str | None, since_slug: str | None, stored: SessionCursor | None) -> _Window:
-    if explicit is not None:
-        since_us = storage_ts(explicit)
-        slug = since_slug if since_slug is not None else (stored.page_slug if stored else "")
-        return _Window(explicit, since_us, slug or "", since_us, _AFTER_ALL_IDS)
-    assert stored is not None
-    slug = since_slug if since_slug is not None else stored.page_slug
-    fact_ts = stored.fact_created_at or stored.last_wake_at
-    fact_id = stored.fact_id if stored.fact_created_at else _AFTER_ALL_IDS
-    return _Window(stored.last_wake_at, stored.last_wake_at, slug or "", fact_ts, fact_id or 0)
+def _fetch_by_time(
+    brain: VerbServices, viewer: Caller, since: str, slug: str, now_ts: str
+) -> _Fetched:
+    """A stateless read: the wire keysets ``(updated_at, slug)`` and ``(created_at, id)``."""
+    since_us = storage_ts(since)
+    pages = brain.store.pages_changed_since(
+        brain.source_id, since_us, slug,
+        include_private=viewer.include_private, limit=FETCH_LIMIT + 1,
+    )
+    facts = brain.store.facts_created_after(
+        brain.source_id, since_us, _AFTER_ALL_IDS, now=now_ts,
+        scope=viewer.read_scope, limit=FETCH_LIMIT + 1,
+    )
+    return _Fetched(
+        since, since_us, slug, pages[:FETCH_LIMIT], facts[:FETCH_LIMIT],
+        pages_overflow=len(pages) > FETCH_LIMIT, facts_overflow=len(facts) > FETCH_LIMIT,
+    )
+
+
+def _fetch_by_seq(
+    brain: VerbServices, viewer: Caller, stored: SessionCursor, head: int, now_ts: str
+) -> _Fetched:
+    """A session read: what was committed after each stream's seq, up to ``head``."""
+    pages = brain.store.pages_changed_after_seq(
+        brain.source_id, stored.page_seq, upto_seq=head,
+        include_private=viewer.include_private, limit=FETCH_LIMIT + 1,
+    )
+    facts = brain.store.facts_created_after_seq(
+        brain.source_id, stored.fact_seq, upto_seq=head, now=now_ts,
+        scope=viewer.read_scope, limit=FETCH_LIMIT + 1,
+    )
+    return _Fetched(
+        stored.last_wake_at, stored.last_wake_at, "",
+        [p for _, p in pages[:FETCH_LIMIT]], [m for _, m in facts[:FETCH_LIMIT]],
+        pages_overflow=len(pages) > FETCH_LIMIT, facts_overflow=len(facts) > FETCH_LIMIT,
+        page_seqs=tuple(s for s, _ in pages[:FETCH_LIMIT]),
+        fact_seqs=tuple(s for s, _ in facts[:FETCH_LIMIT]),
+    )
+
+
+def _seq_after(stored: int, head: int, seqs: tuple[int, ...], kept: int, pending: bool) -> int:
+    """A stream's next seq: the head once drained, else its last delivered change."""
+    if not pending:
+        # Rows skipped in (stored, head] (other kinds, private, deleted) need no rescan.
+        return max(stored, head)
+    return seqs[kept - 1] if kept else stored  # nothing delivered: do not move
 
 
 def _next_cursor(
-    window: _Window,
+    fetched: _Fetched,
     kept_pages: list[Page],
-    facts: list[Memory],
     kept_facts: list[Memory],
     facts_pending: bool,
 ) -> tuple[str, str]:
     """Where a stateless caller resumes; never past an undelivered fact."""
+    facts = fetched.facts
     if kept_pages:
         since, slug = kept_pages[-1].updated_at, kept_pages[-1].slug
     else:
-        since, slug = window.since, window.slug
+        since, slug = fetched.since, fetched.slug
     if facts_pending:
         oldest_undelivered = facts[len(kept_facts)].created_at if len(kept_facts) < len(facts) \
             else None
@@ -188,32 +250,36 @@ def _page_line(page: dict[str, Any]) -> str:
     return f"- **{clean_line(page['title'])}** → `{page['slug']}` ({page['updated_at']})"
 
 
-def _read_cursor(brain: Brain, lane: str, session: str) -> SessionCursor | None:
+def _read_cursor(brain: VerbServices, lane: str, session: str) -> SessionCursor | None:
     # Fail-open: a cursor outage must not fail the heartbeat.
     try:
         return brain.store.get_session_cursor(brain.source_id, lane, session)
-    except StoreError:
+    except (StoreError, Busy) as exc:
+        log.warning("delta: session cursor unreadable, treating as a first wake: %s", exc.detail)
         return None
 
 
-def _write_cursor(brain: Brain, cursor: SessionCursor, *, gc: bool = False) -> None:
+def _write_cursor(brain: VerbServices, cursor: SessionCursor, *, gc: bool = False) -> None:
     try:
         with brain.store.transaction():
             brain.store.put_session_cursor(cursor)
             if gc:
                 idle_before = format_ts(brain.clock.now() - timedelta(days=CURSOR_IDLE_DAYS))
                 brain.store.gc_session_cursors(idle_before)
-    except StoreError:
-        pass
+    except (StoreError, Busy) as exc:
+        # Fail-open like the read: the next heartbeat redelivers from the old cursor.
+        log.warning("delta: session cursor not saved: %s %s", exc.message, exc.detail or "")
 
 
-def _first_wake(brain: Brain, lane: str, session: str, budget: int | None) -> dict[str, Any]:
-    """First call of a session: establish the cursor at now and deliver nothing."""
+def _first_wake(brain: VerbServices, lane: str, session: str, budget: int | None) -> dict[str, Any]:
+    """First call of a session: establish the cursor at the event head and deliver nothing."""
+    head = brain.store.event_head()
     now = brain.clock.now()
     now_us = format_ts(now)
     _write_cursor(
         brain,
-        SessionCursor(brain.source_id, lane, session, last_wake_at=now_us, updated_at=now_us),
+        SessionCursor(brain.source_id, lane, session, last_wake_at=now_us, page_seq=head,
+                      fact_seq=head, updated_at=now_us),
         gc=True,
     )
     response: dict[str, Any] = {
@@ -232,34 +298,55 @@ def _first_wake(brain: Brain, lane: str, session: str, budget: int | None) -> di
 
 
 def _advance(
-    brain: Brain,
-    lane: str,
-    session: str,
-    window: _Window,
-    kept_pages: list[Page],
-    kept_facts: list[Memory],
-    has_more: bool,
+    brain: VerbServices,
+    stored: SessionCursor,
     names: list[str],
+    now_ts: str,
+    *,
+    page_seq: int,
+    fact_seq: int,
+    drained: bool,
 ) -> None:
-    """Move the session cursor past what was delivered, and no further."""
-    now = brain.clock.now()
-    if kept_pages:
-        wake, slug = kept_pages[-1].updated_at, kept_pages[-1].slug
-    elif not has_more:
-        wake, slug = format_ts(now - SAFETY_LAG), ""
-    else:
-        wake, slug = window.since_us, window.slug  # nothing delivered: do not move
-    if kept_facts:
-        fact_ts, fact_id = kept_facts[-1].created_at, kept_facts[-1].id
-    else:
-        fact_ts, fact_id = window.fact_ts, window.fact_id
-        if not has_more and fact_id == _AFTER_ALL_IDS:
-            fact_ts = max(fact_ts, format_ts(now - SAFETY_LAG))
+    """Move the session cursor past what was delivered, and no further.
+
+    No lag is needed: a write still in flight when the head was read commits
+    with a larger seq, whatever timestamp its clock gave it.
+    """
     _write_cursor(
         brain,
         SessionCursor(
-            brain.source_id, lane, session, last_wake_at=wake, page_slug=slug,
-            fact_created_at=fact_ts, fact_id=fact_id, standing_entities=tuple(names),
-            updated_at=format_ts(now),
+            stored.source_id, stored.client_id, stored.session_id,
+            last_wake_at=now_ts if drained else stored.last_wake_at,
+            page_seq=page_seq, fact_seq=fact_seq, standing_entities=tuple(names),
+            updated_at=now_ts,
+        ),
+    )
+
+
+def _rebase(
+    brain: VerbServices,
+    lane: str,
+    session: str,
+    next_since: str,
+    head: int,
+    names: list[str],
+    now_ts: str,
+) -> None:
+    """An explicit ``since`` with a session: resume the session where the caller got to.
+
+    The time keyset becomes the first seq stamped at or after it, capped at
+    the head read before the scan (at least once: some rows may repeat).
+    """
+    resume_ts = storage_ts(next_since)
+    try:
+        resume = min(brain.store.seq_before_ts(resume_ts), head)
+    except (StoreError, Busy) as exc:
+        log.warning("delta: session cursor not rebased: %s", exc.detail)
+        return
+    _write_cursor(
+        brain,
+        SessionCursor(
+            brain.source_id, lane, session, last_wake_at=resume_ts, page_seq=resume,
+            fact_seq=resume, standing_entities=tuple(names), updated_at=now_ts,
         ),
     )

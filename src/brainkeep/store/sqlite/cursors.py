@@ -1,4 +1,4 @@
-"""delta session cursors (SQLite)."""
+"""delta session cursors (SQLite): per-stream event seqs, keyed (source, client, session)."""
 
 from __future__ import annotations
 
@@ -28,9 +28,8 @@ class CursorsMixin:
             client_id=row["client_id"],
             session_id=row["session_id"],
             last_wake_at=row["last_wake_at"],
-            page_slug=row["page_slug"],
-            fact_created_at=row["fact_created_at"],
-            fact_id=row["fact_id"],
+            page_seq=int(row["page_seq"]),
+            fact_seq=int(row["fact_seq"]),
             standing_entities=tuple(json.loads(row["standing_entities"])),
             updated_at=row["updated_at"],
         )
@@ -39,20 +38,19 @@ class CursorsMixin:
         """Upsert a cursor (last writer wins)."""
         self.db.execute(
             "INSERT INTO session_cursors (source_id, client_id, session_id, last_wake_at, "
-            "page_slug, fact_created_at, fact_id, standing_entities, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "page_seq, fact_seq, standing_entities, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (source_id, client_id, session_id) DO UPDATE SET "
-            "last_wake_at = excluded.last_wake_at, page_slug = excluded.page_slug, "
-            "fact_created_at = excluded.fact_created_at, fact_id = excluded.fact_id, "
+            "last_wake_at = excluded.last_wake_at, page_seq = excluded.page_seq, "
+            "fact_seq = excluded.fact_seq, "
             "standing_entities = excluded.standing_entities, updated_at = excluded.updated_at",
             (
                 cursor.source_id,
                 cursor.client_id,
                 cursor.session_id,
                 cursor.last_wake_at,
-                cursor.page_slug,
-                cursor.fact_created_at,
-                cursor.fact_id,
+                cursor.page_seq,
+                cursor.fact_seq,
                 json.dumps(list(cursor.standing_entities)),
                 cursor.updated_at,
             ),
