@@ -108,6 +108,8 @@ def test_create_and_revoke_are_audited_without_secrets(brain: Brain, tokens: Tok
         "name": "audited",
         "scopes": ["read", "write"],
         "expires_at": created.token.expires_at,
+        "org_id": None,
+        "agent_id": None,
     }
     dumped = json.dumps([e.payload for e in events])
     assert created.secret not in dumped and created.token.secret_hash not in dumped
@@ -135,3 +137,18 @@ def test_cli_prints_the_secret_once_and_lists_without_it(run_cli: Callable[..., 
     assert run_cli("token", "create", "--name", "cli-agent").exit_code == 2
     assert run_cli("token", "revoke", "cli-agent").exit_code == 0
     assert run_cli("token", "revoke", "cli-agent").exit_code == 3
+
+
+def test_binding_is_stored_and_checked_by_the_grpc_id_rule(
+    brain: Brain, tokens: TokenService
+) -> None:
+    created = tokens.create("bound", "read", org_id="acme", agent_id="bot-1")
+    stored = brain.store.get_token(created.token.id)
+    assert stored is not None and (stored.org_id, stored.agent_id) == ("acme", "bot-1")
+    check = tokens.verify(created.secret)
+    assert check.token is not None and check.token.agent_id == "bot-1"
+    assert tokens.create("no-org", "read", org_id="").token.org_id is None  # empty = unbound
+    for bad in ({"org_id": "acme corp"}, {"agent_id": ""}, {"agent_id": "a" * 257}):
+        with pytest.raises(InvalidInput):
+            tokens.create("bad", "read", **bad)
+    assert brain.store.get_live_token_by_name("bad") is None

@@ -56,11 +56,14 @@ def test_four_processes_remember_1000_facts(home: Path, tmp_path: Path, brain: B
     assert counts["events"] == 1000
     for w in range(4):
         facts = brain.store.list_memories(
-            "default", now=brain.clock.now_ts(), entity_slug=f"people/w{w}", limit=1000
+            "default", now=brain.clock.now_ts(), entity_slug=f"people/w{w}", limit=1000,
+            scope=LOCAL.read_scope,
         )
         assert sorted(m.text for m in facts) == sorted(f"worker {w} fact {i}" for i in range(250))
     ids = sorted(
-        m.id for m in brain.store.list_memories("default", now=brain.clock.now_ts(), limit=2000)
+        m.id for m in brain.store.list_memories(
+            "default", now=brain.clock.now_ts(), limit=2000, scope=LOCAL.read_scope
+        )
     )
     assert ids == list(range(1, 1001))
     report = verify_brain(brain.store)

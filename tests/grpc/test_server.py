@@ -108,7 +108,7 @@ def test_unexpected_errors_are_internal_and_logged(stub, brain: Brain, monkeypat
     def explode(*_args, **_kwargs):
         raise RuntimeError("secret internals")
 
-    monkeypatch.setattr(brain.store, "mnemo_lexical", explode)
+    monkeypatch.setattr(brain.search_index, "keyword", explode)
     with caplog.at_level(logging.ERROR, logger="brainkeep.grpc"):
         error = rpc_error(stub.Recall, pb.RecallRequest(query="x", strategy="lexical"))
     assert error.code() == grpc.StatusCode.INTERNAL

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -13,6 +13,7 @@ import click
 
 from brainkeep.brain import Brain, open_brain
 from brainkeep.config import Settings, load_settings
+from brainkeep.core.context import LOCAL, Caller
 from brainkeep.errors import BrainkeepError, InvalidInput
 
 # CLI exit codes per error code (documented in docs/cli.md).
@@ -24,16 +25,22 @@ EXIT_CODES = {
     "scope_denied": 4,
     "unavailable": 5,
 }
+# A retryable error (``Busy``: another writer held the lock past the busy
+# timeout) shares the wire code `unavailable` with a missing provider, but a
+# script must tell "retry now" from "fix the config", so it exits 6.
+EXIT_RETRYABLE = 6
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass
 class CliContext:
-    """Per-invocation state: where the brain lives, output mode, the open brain."""
+    """Per-invocation state: where the brain lives, output mode, the tenant, the open brain."""
 
     home: Path | None = None
     json_mode: bool = False
+    # Root `--org` (already validated): the tenant memory commands act in.
+    org_id: str | None = None
     _settings: Settings | None = None
     _brain: Brain | None = field(default=None, repr=False)
 
@@ -42,6 +49,11 @@ class CliContext:
         if self._settings is None:
             self._settings = load_settings(self.home)
         return self._settings
+
+    @property
+    def caller(self) -> Caller:
+        """The trusted local caller, in the tenant `--org` chose (default: no org)."""
+        return LOCAL if self.org_id is None else replace(LOCAL, org_id=self.org_id)
 
     def brain(self, *, must_exist: bool = True) -> Brain:
         """Open the brain (once per invocation)."""
@@ -89,7 +101,7 @@ def emit(cli: CliContext, data: Any, human: Callable[[], None] | str | None = No
         human()
 
 
-def report_error(cli: CliContext, payload: dict[str, Any]) -> int:
+def report_error(cli: CliContext, payload: dict[str, Any], *, retryable: bool = False) -> int:
     """Print an error payload to stderr (JSON in --json mode); return its exit code."""
     if cli.json_mode:
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False), err=True)
@@ -98,7 +110,7 @@ def report_error(cli: CliContext, payload: dict[str, Any]) -> int:
         click.echo(f"  fix: {payload['suggestion']}", err=True)
         if payload.get("detail"):
             click.echo(f"  detail: {payload['detail']}", err=True)
-    return EXIT_CODES.get(payload["error"], 1)
+    return EXIT_RETRYABLE if retryable else EXIT_CODES.get(payload["error"], 1)
 
 
 class BrainkeepGroup(click.Group):
@@ -108,7 +120,8 @@ class BrainkeepGroup(click.Group):
         try:
             return super().invoke(ctx)
         except BrainkeepError as exc:
-            ctx.exit(report_error(ctx.ensure_object(CliContext), exc.payload()))
+            cli = ctx.ensure_object(CliContext)
+            ctx.exit(report_error(cli, exc.payload(), retryable=exc.retryable))
         finally:
             ctx.ensure_object(CliContext).close()
 

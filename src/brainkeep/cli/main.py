@@ -10,6 +10,7 @@ from brainkeep import __version__
 from brainkeep.cli import admin_cmds, embed_cmd, page_cmds, protocol_cmds, serve_cmd, verb_cmds
 from brainkeep.cli.app import BrainkeepGroup, CliContext
 from brainkeep.cli.token_cmds import token as token_group
+from brainkeep.core.mnemo import validation
 
 
 @click.group(cls=BrainkeepGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -19,15 +20,25 @@ from brainkeep.cli.token_cmds import token as token_group
     envvar="BRAINKEEP_HOME",
     help="Brain folder (default: $BRAINKEEP_HOME or ~/.brainkeep).",
 )
+@click.option(
+    "--org",
+    "org_id",
+    envvar="BRAINKEEP_ORG",
+    help="Tenant the memory commands (remember, recall, forget, ...) act in "
+    "(default: $BRAINKEEP_ORG, else the no-org tenant where MCP facts live).",
+)
 @click.version_option(__version__, prog_name="brainkeep")
 @click.pass_context
-def cli(ctx: click.Context, home: Path | None) -> None:
+def cli(ctx: click.Context, home: Path | None, org_id: str | None) -> None:
     """brainkeep — a memory server for AI agents, on one local brain.
 
     Remember facts with provenance, recall them later, look up people and
     projects as pages, and forget on request.
     """
-    ctx.ensure_object(CliContext).home = home
+    state = ctx.ensure_object(CliContext)
+    state.home = home
+    # Checked here, once, so a bad --org fails before any command runs (exit 2).
+    state.org_id = validation.org_id(org_id)
 
 
 for command in (

@@ -34,12 +34,31 @@ def token() -> None:
     help="Comma-separated: read, write, admin.",
 )
 @click.option("--expires", help='Lifetime ("30d", "12h", "45m") or an ISO 8601 time.')
+@click.option(
+    "--org",
+    "org_id",
+    help="Bind the token to this tenant: its requests read and write memories of ORG "
+    "only (default: the no-org tenant). Same rule as gRPC org ids.",
+)
+@click.option(
+    "--agent",
+    "agent_id",
+    help="Bind the token to this agent id: it writes as AGENT and reads what AGENT may "
+    "(its private and shared memories), as a gRPC caller with that agent_id would.",
+)
 @json_option
 @pass_cli
-def create(cli: CliContext, name: str, scopes: str, expires: str | None) -> None:
+def create(
+    cli: CliContext,
+    name: str,
+    scopes: str,
+    expires: str | None,
+    org_id: str | None,
+    agent_id: str | None,
+) -> None:
     """Create a token and print its secret ONCE (it cannot be shown again)."""
     service = _service(cli)
-    created = service.create(name, scopes, expires=expires)
+    created = service.create(name, scopes, expires=expires, org_id=org_id, agent_id=agent_id)
     now = cli.brain().clock.now_ts()
     data = {**created.token.public(now), "secret": created.secret}
 
@@ -48,7 +67,8 @@ def create(cli: CliContext, name: str, scopes: str, expires: str | None) -> None
         click.echo(created.secret)
         click.echo(
             f"token {token_.name!r} created: scopes {','.join(token_.scopes)}, "
-            f"expires {token_.expires_at or 'never'}",
+            f"expires {token_.expires_at or 'never'}, org {token_.org_id or '-'}, "
+            f"agent {token_.agent_id or '-'}",
             err=True,
         )
         click.echo(
@@ -65,7 +85,7 @@ def create(cli: CliContext, name: str, scopes: str, expires: str | None) -> None
 @json_option
 @pass_cli
 def list_(cli: CliContext, include_revoked: bool) -> None:
-    """List tokens (names, scopes, expiry, status; never secrets)."""
+    """List tokens (names, scopes, org, agent, expiry, status; never secrets)."""
     service = _service(cli)
     now = cli.brain().clock.now_ts()
     rows = [t.public(now) for t in service.list_tokens(include_revoked=include_revoked)]
@@ -77,6 +97,7 @@ def list_(cli: CliContext, include_revoked: bool) -> None:
         for row in rows:
             click.echo(
                 f"{row['name']:<24} {','.join(row['scopes']):<18} {row['status']:<8} "
+                f"org {row['org_id'] or '-':<16} agent {row['agent_id'] or '-':<16} "
                 f"expires {row['expires_at'] or 'never'}"
             )
 

@@ -2,7 +2,8 @@
 
 Each verb becomes `brainkeep <verb-name>`: its first required parameter is a
 positional argument, the rest are `--options`. Calls go through the same
-dispatcher as MCP, as the trusted local caller.
+dispatcher as MCP, as the trusted local caller in the tenant the root
+`--org` option selects.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from typing import Any
 import click
 
 from brainkeep.cli.app import CliContext, json_option, report_error
-from brainkeep.core.context import LOCAL
 from brainkeep.ops.catalog import Operation, Param
 from brainkeep.ops.registry import build_catalog, open_dispatcher
 
@@ -88,9 +88,9 @@ def make_verb_command(op: Operation) -> click.Command:
         brain = cli.brain()
         dispatcher = open_dispatcher(brain, "full")
         params = {k: v for k, v in kwargs.items() if v is not None}
-        outcome = dispatcher.call(op.name, params, LOCAL)
+        outcome = dispatcher.call(op.name, params, cli.caller)
         if outcome.is_error:
-            raise SystemExit(report_error(cli, outcome.payload))
+            raise SystemExit(report_error(cli, outcome.payload, retryable=outcome.retryable))
         if cli.json_mode:
             click.echo(json.dumps(outcome.payload, indent=2, ensure_ascii=False))
         else:

@@ -16,16 +16,21 @@ import hmac
 import re
 import secrets
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from brainkeep.core.clock import Clock
+from brainkeep.core.mnemo import validation
 from brainkeep.core.models import NewEvent
+from brainkeep.core.token_models import ApiToken
 from brainkeep.core.ttl import parse_ttl
 from brainkeep.errors import InvalidInput, NotFound
 
-if TYPE_CHECKING:  # store.base imports this module for ApiToken
+if TYPE_CHECKING:
     from brainkeep.store.base import Store
+
+__all__ = ["ApiToken", "CreatedToken", "TokenCheck", "TokenService", "hash_secret",
+           "parse_scopes"]
 
 SCOPES = ("read", "write", "admin")
 SECRET_PREFIX = "bk_"
@@ -38,39 +43,6 @@ _DUMMY_HASH = hashlib.sha256(b"brainkeep-no-such-token").hexdigest()
 def hash_secret(secret: str) -> str:
     """The stored form of a secret (hex SHA-256)."""
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
-
-
-@dataclass(frozen=True)
-class ApiToken:
-    """A stored token: who it names and what it may do. Never holds the secret."""
-
-    id: str
-    name: str
-    secret_hash: str = field(repr=False)
-    scopes: tuple[str, ...]
-    created_at: str
-    expires_at: str | None = None
-    revoked_at: str | None = None
-
-    def status(self, now: str) -> str:
-        """``revoked``, ``expired`` or ``active`` at ``now`` (canonical timestamps)."""
-        if self.revoked_at is not None:
-            return "revoked"
-        if self.expires_at is not None and self.expires_at <= now:
-            return "expired"
-        return "active"
-
-    def public(self, now: str) -> dict[str, Any]:
-        """What `token list` may show: no secret, no hash."""
-        return {
-            "id": self.id,
-            "name": self.name,
-            "scopes": list(self.scopes),
-            "created_at": self.created_at,
-            "expires_at": self.expires_at,
-            "revoked_at": self.revoked_at,
-            "status": self.status(now),
-        }
 
 
 @dataclass(frozen=True)
@@ -124,7 +96,13 @@ class TokenService:
     clock: Clock
 
     def create(
-        self, name: str, scopes: str | Iterable[str], *, expires: str | None = None
+        self,
+        name: str,
+        scopes: str | Iterable[str],
+        *,
+        expires: str | None = None,
+        org_id: str | None = None,
+        agent_id: str | None = None,
     ) -> CreatedToken:
         """Create a token and return it with its secret (shown once, stored hashed).
 
@@ -132,9 +110,11 @@ class TokenService:
             name: unique among unrevoked tokens; letters, digits, ``.``, ``_``, ``-``.
             scopes: e.g. ``"read,write"``.
             expires: lifetime shorthand (``30d``, ``12h``, ``45m``) or an ISO 8601 time.
+            org_id: the tenant every request with this token acts in (None: no org).
+            agent_id: the agent id it reads and writes as (None: anonymous remote).
 
         Raises:
-            InvalidInput: bad name, scopes or expiry, or the name is taken.
+            InvalidInput: bad name, scopes, expiry, org or agent id, or the name is taken.
         """
         clean = (name or "").strip()
         if not _NAME.match(clean):
@@ -145,6 +125,9 @@ class TokenService:
                 field="name",
             )
         wanted = parse_scopes(scopes)
+        # The gRPC rules, so a bound agent is the same reader on both protocols.
+        org = validation.org_id(org_id)
+        agent = None if agent_id is None else validation.agent_id(agent_id)
         now_dt = self.clock.now()
         now = self.clock.now_ts()
         expires_at = self._expiry(expires, now_dt, now) if expires else None
@@ -157,6 +140,8 @@ class TokenService:
             scopes=wanted,
             created_at=now,
             expires_at=expires_at,
+            org_id=org,
+            agent_id=agent,
         )
         with self.store.transaction():
             if self.store.get_live_token_by_name(clean) is not None:
@@ -172,7 +157,8 @@ class TokenService:
                     kind="token.create",
                     subject_type="token",
                     subject_id=token_id,
-                    payload={"name": clean, "scopes": list(wanted), "expires_at": expires_at},
+                    payload={"name": clean, "scopes": list(wanted), "expires_at": expires_at,
+                             "org_id": org, "agent_id": agent},
                 ),
                 now,
             )
@@ -207,10 +193,7 @@ class TokenService:
                 ),
                 now,
             )
-        return ApiToken(
-            token.id, token.name, token.secret_hash, token.scopes, token.created_at,
-            token.expires_at, now,
-        )
+        return replace(token, revoked_at=now)
 
     def verify(self, secret: str | None) -> TokenCheck:
         """Check a presented secret; read-only, so it is cheap enough per request."""

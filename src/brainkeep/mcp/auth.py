@@ -66,6 +66,8 @@ def caller_for_token(token: ApiToken) -> Caller:
 
     ``client_id`` is prefixed so no token name can collide with the reserved
     ``local`` lane or the shared ``remote`` (stdio) lane of delta cursors.
+    A token bound to an org and an agent makes the caller that tenant's
+    reader and that agent's writer (``Caller.read_scope``).
     """
     return Caller(
         remote=True,
@@ -73,6 +75,8 @@ def caller_for_token(token: ApiToken) -> Caller:
         transport="http",
         scopes=frozenset(token.scopes),
         token_name=token.name,
+        org_id=token.org_id,
+        agent_id=token.agent_id,
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from brainkeep.core.tokens import ApiToken
+from brainkeep.core.token_models import ApiToken
 from brainkeep.store.sqlite.engine import SQLiteEngine
 
 
@@ -18,6 +18,8 @@ def _token_from_row(row: sqlite3.Row) -> ApiToken:
         created_at=row["created_at"],
         expires_at=row["expires_at"],
         revoked_at=row["revoked_at"],
+        org_id=row["org_id"],
+        agent_id=row["agent_id"],
     )
 
 
@@ -30,7 +32,7 @@ class TokensMixin:
         """Insert a new token row. Must run inside ``transaction()``."""
         self.db.execute(
             "INSERT INTO tokens (id, name, secret_hash, scopes, created_at, expires_at, "
-            "revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "revoked_at, org_id, agent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 token.id,
                 token.name,
@@ -39,6 +41,8 @@ class TokensMixin:
                 token.created_at,
                 token.expires_at,
                 token.revoked_at,
+                token.org_id,
+                token.agent_id,
             ),
         )
 
