@@ -5,50 +5,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from brainkeep.core import events
-from brainkeep.core.audit import memory_hash
 from brainkeep.core.clock import Clock
 from brainkeep.core.context import Caller
 from brainkeep.core.entities import canonical_entity
-from brainkeep.core.ids import is_uuid, uuid7
-from brainkeep.core.mnemo.models import IMPLIED
+from brainkeep.core.ids import is_uuid
+from brainkeep.core.memories import access, writes
+from brainkeep.core.memories.drafts import MAX_FACT_CHARS, fact_draft
+from brainkeep.core.memories.writes import normalize_fact
 from brainkeep.core.models import (
     DEFAULT_SOURCE,
-    FACT_KINDS,
-    VISIBILITIES,
     Memory,
     MemoryDraft,
 )
 from brainkeep.core.retrieval import FactFilter
-from brainkeep.core.scope import ReadScope, can_see, may_change
-from brainkeep.core.slugs import normalize_alias
-from brainkeep.core.ttl import parse_ttl
-from brainkeep.errors import InvalidInput, NotFound, PermissionDenied, ProvenanceRequired
+from brainkeep.core.scope import can_see, may_change
+from brainkeep.errors import InvalidInput, NotFound, PermissionDenied
 from brainkeep.store.mnemo_base import MnemoStore
 
-MAX_FACT_CHARS = 4000
-MAX_PROVENANCE_CHARS = 500
 FACT_LIMIT_MAX = 100
 # Integer fact ids fit SQLite's signed 64-bit column; longer digit strings cannot name one.
 MAX_ID_DIGITS = 18
-
-
-def normalize_fact(text: str) -> str:
-    """Text form two facts share when they say the same thing (case, accents, punctuation)."""
-    return normalize_alias(text)
-
-
-def _require_utf8(value: str, field: str) -> None:
-    """Reject lone surrogates (JSON allows them); SQLite and the hash chain cannot store them."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InvalidInput(
-            f"`{field}` is not valid UTF-8 text.",
-            suggestion=f"Send `{field}` as plain UTF-8 text.",
-            detail=str(exc),
-            field=field,
-        ) from exc
+__all__ = ["MAX_FACT_CHARS", "FactService", "normalize_fact"]
 
 
 @dataclass(frozen=True)
@@ -128,68 +105,9 @@ class FactService:
         session_id: str | None = None,
     ) -> MemoryDraft:
         """Validate inputs into a draft (raises ``InvalidInput`` / ``ProvenanceRequired``)."""
-        text = (fact or "").strip() if isinstance(fact, str) else ""
-        if not text:
-            raise InvalidInput(
-                "The fact is empty.",
-                suggestion="Pass `fact`: one self-contained statement, e.g. "
-                '"Alice prefers email over phone".',
-                field="fact",
-            )
-        if len(text) > MAX_FACT_CHARS:
-            raise InvalidInput(
-                f"The fact is {len(text)} characters; the limit is {MAX_FACT_CHARS}.",
-                suggestion="Save one short fact per call, or put long material in a page.",
-                field="fact",
-            )
-        _require_utf8(text, "fact")
-        prov = provenance.strip() if isinstance(provenance, str) else ""
-        if not prov:
-            raise ProvenanceRequired("`provenance` is required.", field="provenance")
-        if len(prov) > MAX_PROVENANCE_CHARS:
-            raise ProvenanceRequired(
-                f"`provenance` is {len(prov)} characters; the limit is {MAX_PROVENANCE_CHARS}.",
-                field="provenance",
-            )
-        _require_utf8(prov, "provenance")
-        if isinstance(session_id, str):
-            _require_utf8(session_id, "session_id")
-        kind = kind or "fact"
-        if kind not in FACT_KINDS:
-            raise InvalidInput(
-                f"Unknown kind {kind!r}.",
-                suggestion=f"Use one of: {', '.join(FACT_KINDS)}.",
-                field="kind",
-            )
-        visibility = visibility or "world"
-        if visibility not in VISIBILITIES:
-            raise InvalidInput(
-                f"Unknown visibility {visibility!r}.",
-                suggestion="Use `world` (default, every agent) or `private` (local CLI only).",
-                field="visibility",
-            )
-        valid_until = parse_ttl(ttl, self.clock.now()) if ttl else None
-        entity_slug = canonical_entity(
-            self.store, self.source_id, entity, include_private=caller.include_private
-        )
-        return MemoryDraft(
-            text=text,
-            source_id=self.source_id,
-            kind=kind,
-            entity_slug=entity_slug,
-            visibility=visibility,
-            provenance=prov,
-            session_id=session_id,
-            valid_until=valid_until,
-            origin=caller.transport if caller.transport in ("cli", "grpc") else "mcp",
-            # An unbound caller's fact has no gRPC owner: the empty agent id
-            # can never be claimed by a gRPC caller (agent ids must be
-            # non-empty). A caller bound to an agent (token, `serve --agent`)
-            # owns its facts, in its tenant, exactly as over gRPC.
-            agent_id=caller.agent_id or "",
-            org_id=caller.org_id,
-            scope="global" if visibility == "world" else "private",
-            memory_type="semantic",
+        return fact_draft(
+            self.store, self.clock, self.source_id, fact, provenance, caller,
+            entity=entity, kind=kind, ttl=ttl, visibility=visibility, session_id=session_id,
         )
 
     def remember(
@@ -272,15 +190,7 @@ class FactService:
 
     def insert(self, draft: MemoryDraft, normalized: str, now: str, *, actor: str) -> Memory:
         """Insert a memory and its audit event (call inside a transaction)."""
-        memory = self.store.insert_memory(
-            draft,
-            uuid=uuid7(),
-            now=now,
-            normalized_text=normalized,
-            content_hash=memory_hash(draft.text, draft.agent_id, now),
-        )
-        self.store.append_event(events.memory_insert(memory, actor=actor), now)
-        return memory
+        return writes.insert(self.store, draft, now, actor=actor, normalized=normalized)[0]
 
     def expire(
         self,
@@ -292,11 +202,7 @@ class FactService:
         actor: str = "local",
     ) -> None:
         """Expire a memory and log it (call inside a transaction)."""
-        self.store.expire_memory(memory.id, now, reason, superseded_by=superseded_by)
-        self.store.append_event(
-            events.memory_expire(memory, actor=actor, reason=reason, superseded_by=superseded_by),
-            now,
-        )
+        writes.expire(self.store, memory, now, reason, actor=actor, superseded_by=superseded_by)
 
     def find(self, fact_id: str, caller: Caller) -> Memory:
         """A fact by its opaque id (integer or UUID) visible to ``caller``.
@@ -317,7 +223,9 @@ class FactService:
             memory is None
             or memory.source_id != self.source_id
             or memory.deleted_at
-            or not can_see(memory, scope, lambda: self._holds(memory, scope, "read", now))
+            or not can_see(
+                memory, scope, lambda: access.holds(self.store, memory, scope, "read", now)
+            )
         ):
             raise NotFound(
                 f"No fact with id {raw!r}.",
@@ -327,19 +235,10 @@ class FactService:
             )
         return memory
 
-    def _holds(self, memory: Memory, scope: ReadScope, permission: str, now: str) -> bool:
-        """Whether the scope's reader holds a live grant implying ``permission``."""
-        if not scope.reader:
-            return False
-        return any(
-            permission in IMPLIED[g.permission]
-            for g in self.store.mnemo_grants(memory, scope.reader, now)
-        )
-
     def _may_change(self, memory: Memory, caller: Caller, permission: str, now: str) -> bool:
         scope = caller.read_scope
         return may_change(
-            memory, scope, lambda p: self._holds(memory, scope, p, now), permission
+            memory, scope, lambda p: access.holds(self.store, memory, scope, p, now), permission
         )
 
     def forget(self, fact_id: str, caller: Caller, *, reason: str | None = None) -> ForgetResult:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from brainkeep.core import events
+from brainkeep.core.memories import writes
 from brainkeep.core.mnemo import access
 from brainkeep.core.mnemo import validation as v
 from brainkeep.core.mnemo.context import MnemoContext
@@ -88,9 +88,8 @@ def consolidate(ctx: MnemoContext, req: ConsolidateInput) -> TopicOutcome:
         ctx.store.mnemo_add_topic_members(doc.id, list(members))
         revision = None
         if old is not None:
-            ctx.store.expire_memory(old.id, now, "superseded", superseded_by=doc.id)
-            revision = ctx.store.append_event(events.memory_expire(
-                old, actor=agent, reason="superseded", superseded_by=doc.id), now).seq
+            revision = writes.expire(ctx.store, old, now, "superseded", actor=agent,
+                                     superseded_by=doc.id).seq
         event = ctx.log("topic.consolidate", "topic", doc.uuid,
                         {"agent_id": agent, "thread_id": doc.thread_id, "version": version,
                          "member_ids": list(members), "supersedes": old_uuid},

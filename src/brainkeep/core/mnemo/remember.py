@@ -6,11 +6,8 @@ import math
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from brainkeep.core import events
-from brainkeep.core.audit import memory_hash
 from brainkeep.core.clock import format_ts
-from brainkeep.core.facts import normalize_fact
-from brainkeep.core.ids import uuid7
+from brainkeep.core.memories import writes
 from brainkeep.core.mnemo import validation as v
 from brainkeep.core.mnemo.context import MnemoContext
 from brainkeep.core.mnemo.models import visibility_for_scope
@@ -113,23 +110,9 @@ def build_draft(ctx: MnemoContext, req: RememberInput) -> MemoryDraft:
 
 def insert(ctx: MnemoContext, draft: MemoryDraft, now: str, *,
            topic_version: int | None = None) -> tuple[Memory, Event]:
-    """Insert ``draft`` and log it (inside a transaction).
-
-    Same hashing as ``FactService.insert``: ``content_hash`` covers content,
-    agent and the creation timestamp; the engine links ``prev_hash`` to the
-    newest hash of the same (agent, thread) chain.
-    """
-    memory = ctx.store.insert_memory(
-        draft,
-        uuid=uuid7(),
-        now=now,
-        normalized_text=normalize_fact(draft.text),
-        content_hash=memory_hash(draft.text, draft.agent_id, now),
-    )
-    event = ctx.store.append_event(
-        events.memory_insert(memory, actor=draft.agent_id, topic_version=topic_version), now
-    )
-    return memory, event
+    """Insert ``draft`` as its agent, through the one write path (inside a transaction)."""
+    return writes.insert(ctx.store, draft, now, actor=draft.agent_id,
+                         topic_version=topic_version)
 
 
 def remember(ctx: MnemoContext, req: RememberInput) -> Memory:

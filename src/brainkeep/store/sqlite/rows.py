@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from typing import Any
 
 from brainkeep.core.models import Event, Memory, Page
 
@@ -99,3 +100,12 @@ def event_from_row(row: sqlite3.Row) -> Event:
         prev_hash=row["prev_hash"],
         hash=row["hash"],
     )
+
+
+def in_list(prefix: str, values: list[Any], params: dict[str, Any]) -> str:
+    """Named placeholders for an IN list (added to ``params``)."""
+    names = []
+    for i, value in enumerate(values):
+        params[f"{prefix}{i}"] = value
+        names.append(f":{prefix}{i}")
+    return ", ".join(names) or "NULL"

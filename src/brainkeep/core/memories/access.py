@@ -1,0 +1,19 @@
+"""Grant lookups behind ``core/scope.py``'s rules, shared by the verbs and the RPCs."""
+
+from __future__ import annotations
+
+from brainkeep.core.mnemo.models import IMPLIED
+from brainkeep.core.models import Memory
+from brainkeep.core.scope import ReadScope
+from brainkeep.store.mnemo_base import MnemoStore
+
+
+def holds(store: MnemoStore, memory: Memory, scope: ReadScope, permission: str,
+          now: str) -> bool:
+    """Whether the scope's reader holds a live ACL or delegation implying ``permission``."""
+    if not scope.reader:
+        return False
+    return any(
+        permission in IMPLIED[g.permission]
+        for g in store.mnemo_grants(memory, scope.reader, now)
+    )

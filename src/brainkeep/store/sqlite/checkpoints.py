@@ -1,0 +1,127 @@
+"""Checkpoints, branches and thread snapshots of the Mnemo API (SQLite side)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from brainkeep.core.mnemo.models import Checkpoint
+from brainkeep.core.models import Memory
+from brainkeep.store.sqlite.engine import SQLiteEngine
+from brainkeep.store.sqlite.rows import in_list, memory_from_row
+
+
+def _checkpoint(row: sqlite3.Row) -> Checkpoint:
+    return Checkpoint(
+        seq=row["seq"],
+        id=row["id"],
+        agent_id=row["agent_id"],
+        thread_id=row["thread_id"],
+        branch_name=row["branch_name"],
+        parent_id=row["parent_id"],
+        merge_parent_id=row["merge_parent_id"],
+        kind=row["kind"],
+        label=row["label"],
+        state_snapshot=json.loads(row["state_snapshot"]),
+        metadata=json.loads(row["metadata"]),
+        memory_refs=tuple(json.loads(row["memory_refs"])),
+        event_cursor=row["event_cursor"],
+        created_at=row["created_at"],
+    )
+
+
+class CheckpointsMixin:
+    """Checkpoint persistence; expects ``self.db`` to be a ``SQLiteEngine``."""
+
+    db: SQLiteEngine
+
+    # -- checkpoints ---------------------------------------------------------------------
+
+    def mnemo_insert_checkpoint(self, checkpoint: Checkpoint) -> Checkpoint:
+        c = checkpoint
+        cursor = self.db.execute(
+            "INSERT INTO mnemo_checkpoints (id, agent_id, thread_id, branch_name, parent_id, "
+            "merge_parent_id, kind, label, state_snapshot, metadata, memory_refs, event_cursor, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (c.id, c.agent_id, c.thread_id, c.branch_name, c.parent_id, c.merge_parent_id,
+             c.kind, c.label, json.dumps(c.state_snapshot, ensure_ascii=False),
+             json.dumps(c.metadata, ensure_ascii=False), json.dumps(list(c.memory_refs)),
+             c.event_cursor, c.created_at),
+        )
+        stored = self.mnemo_get_checkpoint(c.id)
+        assert stored is not None and stored.seq == cursor.lastrowid
+        return stored
+
+    def mnemo_get_checkpoint(self, checkpoint_id: str) -> Checkpoint | None:
+        row = self.db.one("SELECT * FROM mnemo_checkpoints WHERE id = ?", (checkpoint_id,))
+        return None if row is None else _checkpoint(row)
+
+    def mnemo_branch_head(
+        self, agent_id: str, thread_id: str, branch_name: str
+    ) -> Checkpoint | None:
+        row = self.db.one(
+            "SELECT * FROM mnemo_checkpoints WHERE agent_id = ? AND thread_id = ? "
+            "AND branch_name = ? ORDER BY seq DESC LIMIT 1",
+            (agent_id, thread_id, branch_name),
+        )
+        return None if row is None else _checkpoint(row)
+
+    def mnemo_branch_checkpoints(
+        self, agent_id: str, thread_id: str, branch_name: str, *, after_seq: int = 0
+    ) -> list[Checkpoint]:
+        rows = self.db.all(
+            "SELECT * FROM mnemo_checkpoints WHERE agent_id = ? AND thread_id = ? "
+            "AND branch_name = ? AND seq > ? ORDER BY seq",
+            (agent_id, thread_id, branch_name, after_seq),
+        )
+        return [_checkpoint(r) for r in rows]
+
+    def mnemo_latest_checkpoint_before(
+        self, agent_id: str, thread_id: str, branch_name: str, ts: str
+    ) -> Checkpoint | None:
+        row = self.db.one(
+            "SELECT * FROM mnemo_checkpoints WHERE agent_id = ? AND thread_id = ? "
+            "AND branch_name = ? AND created_at <= ? ORDER BY seq DESC LIMIT 1",
+            (agent_id, thread_id, branch_name, ts),
+        )
+        return None if row is None else _checkpoint(row)
+
+    def mnemo_thread_memories(
+        self, source_id: str, agent_id: str, thread_id: str, *, at: str, as_of: bool
+    ) -> list[Memory]:
+        """The agent's memories in a thread, live at ``at`` (``as_of``: deleted since too)."""
+        if as_of:
+            alive = (
+                "created_at <= :at AND (deleted_at IS NULL OR deleted_at > :at) "
+                "AND (expired_at IS NULL OR expired_at > :at)"
+            )
+        else:
+            alive = "deleted_at IS NULL AND expired_at IS NULL"
+        rows = self.db.all(
+            "SELECT * FROM memories WHERE source_id = :source AND agent_id = :agent "
+            f"AND thread_id = :thread AND {alive} AND (valid_until IS NULL OR valid_until > :at) "
+            "ORDER BY id",
+            {"source": source_id, "agent": agent_id, "thread": thread_id, "at": at},
+        )
+        return [memory_from_row(r) for r in rows]
+
+    def mnemo_max_event_seq(self) -> int:
+        return int(self.db.scalar("SELECT COALESCE(MAX(seq), 0) FROM events"))
+
+    def mnemo_count_memory_events(
+        self, uuids: list[str], *, max_seq: int | None, max_ts: str | None
+    ) -> int:
+        if not uuids:
+            return 0
+        params: dict[str, Any] = {"seq": max_seq, "ts": max_ts}
+        names = in_list("u", uuids, params)
+        return int(
+            self.db.scalar(
+                "SELECT COUNT(*) FROM events WHERE subject_type = 'memory' "
+                f"AND subject_id IN ({names}) AND (:seq IS NULL OR seq <= :seq) "
+                "AND (:ts IS NULL OR ts <= :ts)",
+                params,
+            )
+        )
+
