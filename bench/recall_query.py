@@ -43,6 +43,7 @@ from brainkeep.brain import Brain, open_brain  # noqa: E402
 from brainkeep.config import load_settings  # noqa: E402
 from brainkeep.core.context import STDIO  # noqa: E402
 from brainkeep.core.embedding_jobs import backfill, plan_backfill  # noqa: E402
+from brainkeep.core.retrieval import CHUNK, MEMORY  # noqa: E402
 from brainkeep.ops.dispatch import Dispatcher  # noqa: E402
 from brainkeep.ops.registry import build_catalog  # noqa: E402
 from brainkeep.ops.usage import UsageLog  # noqa: E402
@@ -182,19 +183,18 @@ def main() -> None:
         counts = brain.store.counts()
         assert brain.embeddings is not None
         started = time.perf_counter()
-        brain.embeddings.chunks.sync()
+        n_chunks = brain.search_index.vector_count(CHUNK)  # the cold load
         chunk_s = time.perf_counter() - started
         started = time.perf_counter()
-        brain.embeddings.memories.sync()
+        n_memories = brain.search_index.vector_count(MEMORY)
         memory_s = time.perf_counter() - started
-        n_chunks, n_memories = len(brain.embeddings.chunks), len(brain.embeddings.memories)
         print(f"brain: {counts['pages']:,} pages, {counts['chunks']:,} chunks, "
               f"{counts['memories']:,} memories")
         print(f"matrices: {n_chunks:,} chunk + {n_memories:,} memory vectors x 384 float32 = "
               f"{(n_chunks + n_memories) * 384 * 4 / 1_048_576:.0f} MiB; cold load "
               f"{chunk_s * 1000:.0f} ms + {memory_s * 1000:.0f} ms")
         started = time.perf_counter()
-        brain.embeddings.chunks.sync()
+        brain.search_index.vector_count(CHUNK)
         check_us = (time.perf_counter() - started) * 1e6
         print(f"staleness check when nothing changed: {check_us:.0f} us")
         totals, embeds = measure_recall(brain, queries(args.queries))

@@ -2,7 +2,7 @@
 
     python bench/vector_search.py [--sizes 10000,40000,80000,200000,400000]
 
-Fills ``core.vectors.VectorIndex`` (the class recall uses) from an in-memory
+Fills ``store.sqlite.vector_index.VectorIndex`` (the class recall uses) from an in-memory
 source with random 384-dim unit vectors and times ``search(query, k=90)``:
 one float32 matrix-vector product, the privacy mask, and a partial sort.
 Also prints the time to load the rows (from bytes, as they come out of
@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from brainkeep.core.retrieval import StoredEmbeddings
-from brainkeep.core.vectors import VectorIndex
+from brainkeep.store.sqlite.vector_index import VectorIndex
 
 DIM = 384
 QUERIES = 200

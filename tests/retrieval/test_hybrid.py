@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from brainkeep.brain import Brain
 from brainkeep.core.context import LOCAL
+from brainkeep.core.fusion import PageFusion
 from brainkeep.core.retrieval import ScoredId
 from brainkeep.core.search import (
     DEGRADED_KEYWORD_ONLY,
     DEGRADED_NO_VECTORS,
     DEGRADED_PROVIDER_DOWN,
-    Fusion,
 )
-from brainkeep.core.vectors import VectorHit
 
 from .conftest import OpenBrain, SwitchableEmbedder, Verbs
 
@@ -90,10 +89,10 @@ def test_one_result_per_page_and_chunks_capped(brain: Brain) -> None:
 
 
 def test_fusion_is_rrf_with_k_60_and_a_per_page_cap() -> None:
-    fusion = Fusion(k=60, per_page=2)
+    fusion = PageFusion(k=60, per_page=2)
     # Page 1 owns the first three chunks of the keyword list; only two count.
     fusion.add_chunks([(11, 1), (12, 1), (13, 1), (21, 2)])
-    fusion.add_vector([VectorHit(21, 2, 0.9), VectorHit(11, 1, 0.5)])
+    fusion.add_vector([ScoredId(21, 2, 0.9), ScoredId(11, 1, 0.5)])
     fusion.add_pages([2])
     pages = fusion.pages()
     assert pages[1].chunk_id == 11

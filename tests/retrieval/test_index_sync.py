@@ -111,13 +111,13 @@ def test_index_catches_up_with_another_process(
     writer.pages.put_page("notes/tea", "Oolong and sencha are my favourite teas.")
     hits = reader.search.search("which hot drinks do I like", include_private=True, limit=3)
     assert [r.slug for r in hits.results] == ["notes/tea"]
-    assert len(reader.embeddings.chunks) == 1  # type: ignore[union-attr]
+    assert reader.search_index.vector_count(CHUNK) == 1
 
     writer.pages.put_page("notes/coffee", "I drink espresso every morning at nine.")
     writer.pages.delete_page("notes/tea", LOCAL)
     hits = reader.search.search("which hot drinks do I like", include_private=True, limit=3)
     assert [r.slug for r in hits.results] == ["notes/coffee"]
-    assert len(reader.embeddings.chunks) == 1  # type: ignore[union-attr]
+    assert reader.search_index.vector_count(CHUNK) == 1
 
 
 def test_pruned_tombstones_force_a_full_reload(
@@ -139,7 +139,7 @@ def test_pruned_tombstones_force_a_full_reload(
 def test_rolled_back_writes_never_enter_the_index(brain: Brain) -> None:
     brain.pages.put_page("notes/a", "Apples are red.")
     assert brain.embeddings is not None
-    brain.embeddings.chunks.sync()
+    brain.search_index.vector_count(CHUNK)  # loads the committed rows
     try:
         with brain.store.transaction():
             brain.pages.put_page("notes/b", "Bananas are yellow.")

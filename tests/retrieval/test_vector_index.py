@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from brainkeep.core.retrieval import StoredEmbeddings
-from brainkeep.core.vectors import VectorIndex
+from brainkeep.store.sqlite.vector_index import VectorIndex
 
 DIM = 8
 

@@ -1,4 +1,4 @@
-"""One brain's embedding side: the provider, its model space and the two vector indexes.
+"""One brain's embedding side: the provider, its model space and vector search.
 
 Core receives an ``EmbeddingProvider`` object (built by the composition root
 from config), never a transport. Every vector written here carries the
@@ -9,6 +9,7 @@ space, so vectors of two models are never compared.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import threading
 from collections import OrderedDict
@@ -19,10 +20,13 @@ from typing import Protocol
 import numpy as np
 
 from brainkeep.core.models import Memory, Page
-from brainkeep.core.retrieval import CHUNK, MEMORY, NewEmbedding
-from brainkeep.core.vectors import VectorHit, VectorIndex
+from brainkeep.core.query import PageScope
+from brainkeep.core.retrieval import CHUNK, MEMORY, NewEmbedding, ScoredId
 from brainkeep.errors import Unavailable
 from brainkeep.store.base import Store
+from brainkeep.store.search_index import SearchIndex, SearchScope
+
+log = logging.getLogger("brainkeep.embeddings")
 
 # meta keys: the model space this brain's vectors were last fully built in.
 SPACE_MODEL_KEY = "embeddings.model"
@@ -90,18 +94,18 @@ class PreparedChunks:
 
 
 class Embeddings:
-    """The provider plus the chunk and memory indexes of one source."""
+    """The provider plus vector search over one source (the engine's ``SearchIndex``)."""
 
-    def __init__(self, store: Store, provider: Embedder, source_id: str) -> None:
+    def __init__(
+        self, store: Store, provider: Embedder, source_id: str, *, index: SearchIndex
+    ) -> None:
+        """``index`` must be built for the provider's model space (``store.search_index``)."""
         self.store = store
         self.provider = provider
         self.source_id = source_id
         self.model = provider.model_id
         self.dim = provider.dimensions
-        self.chunks = VectorIndex(store, source_id=source_id, kind=CHUNK, model=self.model,
-                                  dim=self.dim)
-        self.memories = VectorIndex(store, source_id=source_id, kind=MEMORY, model=self.model,
-                                    dim=self.dim)
+        self.index = index
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self._space_recorded = False
@@ -153,7 +157,9 @@ class Embeddings:
         if todo:
             try:
                 fresh = self.embed([t for _, t in todo])
-            except Unavailable:
+            except Unavailable as exc:
+                log.warning("page saved without vectors (`brainkeep embed` fills them in): %s",
+                            exc.message)
                 return None
             stored.update({h: to_blob(v) for (h, _), v in zip(todo, fresh, strict=True)})
         return PreparedChunks(stored)
@@ -174,7 +180,8 @@ class Embeddings:
         """One memory's vector, or None when the provider fails (backfilled later)."""
         try:
             return self.embed([text])[0]
-        except Unavailable:
+        except Unavailable as exc:
+            log.warning("memory saved without a vector (backfilled later): %s", exc.message)
             return None
 
     def write_memory(self, memory: Memory, vector: np.ndarray) -> None:
@@ -204,25 +211,27 @@ class Embeddings:
 
     # -- search ------------------------------------------------------------
 
-    def chunk_hits(self, query: str, k: int, *, include_private: bool) -> list[VectorHit]:
-        """Chunks nearest to ``query`` (raises ``Unavailable`` when embedding fails)."""
-        if not len(self.chunks):
-            self.chunks.sync()
-            if not len(self.chunks):
-                return []
-        return self.chunks.search(self.embed_query(query), k, include_private=include_private)
+    def chunk_hits(self, query: str, k: int, *, include_private: bool) -> list[ScoredId]:
+        """Chunks nearest to ``query``, score = cosine (``Unavailable`` if embedding fails).
+
+        With no vectors at all the query is not embedded.
+        """
+        if not self.index.vector_count(CHUNK):
+            return []
+        return self.index.nearest(CHUNK, self.embed_query(query), PageScope(include_private), k)
 
     def memory_hits(
-        self, query: str, k: int, *, include_private: bool, only: set[int] | None = None
-    ) -> list[VectorHit]:
-        """Memories nearest to ``query`` (raises ``Unavailable`` when embedding fails)."""
+        self, query: str, k: int, *, scope: SearchScope | None, only: set[int] | None = None
+    ) -> list[ScoredId]:
+        """Memory candidates nearest to ``query``, score = cosine (callers re-check ``scope``).
+
+        Raises:
+            Unavailable: embedding the query failed.
+        """
         self.catch_up_memories()
-        if not len(self.memories):
-            self.memories.sync()
-            if not len(self.memories):
-                return []
-        return self.memories.search(self.embed_query(query), k, include_private=include_private,
-                                    only_items=only)
+        if not self.index.vector_count(MEMORY):
+            return []
+        return self.index.nearest(MEMORY, self.embed_query(query), scope, k, only=only)
 
     def catch_up_memories(self) -> int:
         """Embed the newest memories written without a vector (the gRPC path); best effort.
@@ -243,7 +252,8 @@ class Embeddings:
         if tasks:
             try:
                 vectors = self.embed([t.text for t in tasks])
-            except Unavailable:
+            except Unavailable as exc:
+                log.warning("memory vector catch-up postponed: %s", exc.message)
                 return 0
             rows = [
                 NewEmbedding(MEMORY, t.item_id, self.source_id, None, t.private, self.model,
@@ -275,7 +285,8 @@ class MemoryVectorSearch:
     ) -> list[tuple[int, float]]:
         only = set(memory_ids_filter) if memory_ids_filter is not None else None
         try:
-            hits = self.embeddings.memory_hits(query, limit, include_private=True, only=only)
-        except Unavailable:
+            hits = self.embeddings.memory_hits(query, limit, scope=None, only=only)
+        except Unavailable as exc:
+            log.warning("recall without its vector arm: %s", exc.message)
             return []
-        return [(hit.item_id, hit.cosine) for hit in hits]
+        return [(hit.id, hit.score) for hit in hits]

@@ -1,30 +1,30 @@
 """The embedding-backed arms of retrieval: chunk vectors for pages, facts by query.
 
 ``EmbeddingVectorArm`` plugs into ``SearchService`` (pages). ``FactSearch``
-ranks recall's facts for a query: BM25 over ``memories_fts`` fused by RRF
-(k = 60) with memory-vector cosine when embeddings exist; every recall filter
-(entity, since, session, grep, activity, privacy) still applies.
+ranks recall's facts for a query: the engine's keyword list (BM25 in SQLite)
+fused by RRF (k = 60) with memory-vector cosine when embeddings exist; every
+recall filter (entity, since, session, grep, activity, privacy) still applies.
 """
 
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
 from dataclasses import dataclass
 
 from brainkeep.core.embedding import Embeddings
+from brainkeep.core.fusion import Fusion
 from brainkeep.core.models import Memory
+from brainkeep.core.query import query_terms
 from brainkeep.core.retrieval import CHUNK, MEMORY, FactFilter
 from brainkeep.core.search import (
     DEGRADED_NO_VECTORS,
     DEGRADED_PROVIDER_DOWN,
+    KEYWORD_ROW_BUDGET,
     VectorHits,
-    and_query,
-    keyword_plan,
-    query_terms,
 )
 from brainkeep.errors import Unavailable
 from brainkeep.store.base import Store
+from brainkeep.store.search_index import SearchIndex
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ class EmbeddingVectorArm:
             # Degrade, never fail recall: the keyword arms still answer.
             log.warning("vector search skipped: %s (%s)", exc.message, exc.detail)
             return VectorHits([], DEGRADED_PROVIDER_DOWN)
-        if not hits and not len(self.embeddings.chunks) and self._vectors_missing():
+        if not hits and not self.embeddings.index.vector_count(CHUNK) and self._vectors_missing():
             return VectorHits([], DEGRADED_NO_VECTORS)
         return VectorHits(hits)
 
@@ -76,6 +76,7 @@ class FactSearch:
     """
 
     store: Store
+    index: SearchIndex
     source_id: str
     embeddings: Embeddings | None = None
     rrf_k: int = 60
@@ -86,28 +87,22 @@ class FactSearch:
     def search(self, query: str, filt: FactFilter, *, limit: int) -> list[Memory]:
         """Facts passing ``filt`` that match ``query``, best first (at most ``limit``)."""
         pool = max(limit * 3, 30)
-        scores: dict[int, float] = defaultdict(float)
-
-        def fuse(ranked: list[int]) -> None:
-            for rank, memory_id in enumerate(ranked, start=1):
-                scores[memory_id] += 1.0 / (self.rrf_k + rank)
-
+        fusion = Fusion(k=self.rrf_k)
         terms = query_terms(query)
-        plan = keyword_plan(terms, self.store.term_doc_counts(MEMORY, terms))
-        keyword = self.store.keyword_fact_ids(
-            self.source_id, plan.fts, filt, limit=pool, newest=plan.newest
+        keyword = self.index.keyword(
+            MEMORY, terms.any(row_budget=KEYWORD_ROW_BUDGET), filt, pool
         )
         if keyword:
             floor = keyword[0].score * self.keyword_ratio
             keyword = [s for s in keyword if s.score >= floor]
-        fuse([s.id for s in keyword])
-        if len(terms) > 1:
-            strict = self.store.keyword_fact_ids(self.source_id, and_query(terms), filt,
-                                                 limit=pool)
-            fuse([s.id for s in strict])
+        fusion.add("keyword", [s.id for s in keyword])
+        if len(terms.terms) > 1:
+            strict = self.index.keyword(MEMORY, terms.every(), filt, pool)
+            fusion.add("strict", [s.id for s in strict])
         else:
-            fuse([s.id for s in keyword])
-        fuse(self._vector(query, filt, pool))
+            fusion.add("strict", [s.id for s in keyword])
+        fusion.add("vector", self._vector(query, filt, pool))
+        scores = fusion.scores()
         best = sorted(scores, key=lambda mid: (scores[mid], mid), reverse=True)[:limit]
         # Only the final facts are read in full (and re-checked against the filters).
         facts = self.store.memories_matching(self.source_id, best, filt)
@@ -122,15 +117,15 @@ class FactSearch:
             if not only:
                 return []
         try:
-            hits = self.embeddings.memory_hits(
-                query, pool, include_private=filt.include_private, only=only
-            )
+            # The index pre-filters by what it can tell from ``filt`` (the
+            # row's private flag); the filter itself decides below.
+            hits = self.embeddings.memory_hits(query, pool, scope=filt, only=only)
         except Unavailable as exc:
             log.warning("fact vector search skipped: %s (%s)", exc.message, exc.detail)
             return []
         if hits:
-            floor = max(self.min_cosine, hits[0].cosine - self.cosine_window)
-            hits = [h for h in hits if h.cosine >= floor]
+            floor = max(self.min_cosine, hits[0].score - self.cosine_window)
+            hits = [h for h in hits if h.score >= floor]
         # The filter and privacy re-check: vectors are only candidates.
-        passing = self.store.fact_ids_passing(self.source_id, [h.item_id for h in hits], filt)
-        return [h.item_id for h in hits if h.item_id in passing]
+        passing = self.store.fact_ids_passing(self.source_id, [h.id for h in hits], filt)
+        return [h.id for h in hits if h.id in passing]

@@ -1,6 +1,6 @@
 """Domain values of retrieval: stored vectors, chunk views, fact filters.
 
-Shared by the search services (``core/hybrid.py``, ``core/vectors.py``,
+Shared by the search services (``core/search.py``, ``core/hybrid.py``,
 ``core/embedding.py``) and the store engines, which fill them.
 """
 

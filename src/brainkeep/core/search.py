@@ -28,25 +28,24 @@ Evidence is derived from the signals that actually fired, strongest first:
 from __future__ import annotations
 
 import re
-from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
+from brainkeep.core.fusion import CHUNKS_PER_PAGE, PageFusion, PageScore
+from brainkeep.core.query import PageScope, QueryTerms, query_terms, words_of
 from brainkeep.core.retrieval import CHUNK, PAGE, PageHead, ScoredId
-from brainkeep.core.slugs import normalize_alias, strip_accents
-from brainkeep.core.vectors import VectorHit
+from brainkeep.core.slugs import normalize_alias
 from brainkeep.store.base import Store
+from brainkeep.store.search_index import SearchIndex
 
 DEGRADED_KEYWORD_ONLY = "keyword_only_no_embedding_provider"
 DEGRADED_PROVIDER_DOWN = "keyword_only_embedding_provider_unavailable"
 DEGRADED_NO_VECTORS = "keyword_only_vectors_not_built"
 HIGH_VECTOR_COSINE = 0.80
-MAX_QUERY_TERMS = 16
-# The keyword arm stops adding (ever more common) terms to its OR query once
-# they would match more rows than this: a term in thousands of chunks adds
-# almost nothing to BM25 (low idf) but dominates the cost of ranking.
+# The keyword arm stops adding (ever more common) terms to its any-term query
+# once they would match more rows than this: a term in thousands of chunks
+# adds almost nothing to BM25 (low idf) but dominates the cost of ranking.
 KEYWORD_ROW_BUDGET = 1000
-CHUNKS_PER_PAGE = 3
 EXACT_NAME_BOOST = 1.0
 
 SAFETY = {
@@ -56,18 +55,6 @@ SAFETY = {
     "keyword_exact": "probable",
     "weak_semantic": "unknown",
 }
-
-# Function words dropped from the keyword query: OR-ing them in would match
-# nearly every chunk (slow BM25 over everything) and add nothing to the rank.
-STOPWORDS = frozenset(
-    "a about after all also am an and any are as at be been before being but by can could "
-    "did do does doing during for from had has have having he her here hers him his how i "
-    "if in into is it its itself just me more most my no nor not now of off on once only "
-    "or other our ours out over own same she should so some such than that the their them "
-    "then there these they this those through to too under until up very was we were what "
-    "when where which while who whom why will with would you your yours".split()
-)
-
 
 @dataclass(frozen=True)
 class SearchResult:
@@ -95,7 +82,7 @@ class SearchOutcome:
 class VectorHits:
     """What the vector arm found; ``degraded`` names why it could not run."""
 
-    hits: list[VectorHit]
+    hits: list[ScoredId]  # chunk id, its page id, cosine
     degraded: str | None = None
 
 
@@ -107,62 +94,6 @@ class VectorArm(Protocol):
         ...
 
 
-def words_of(text: str) -> list[str]:
-    """Lowercase, accent-folded words (accent folding only when needed: it is slow)."""
-    folded = text.lower() if text.isascii() else strip_accents(text).lower()
-    return re.findall(r"\w+", folded)
-
-
-def query_terms(query: str) -> list[str]:
-    """Content terms of a query: deduplicated, stopwords dropped (unless that empties it)."""
-    words = list(dict.fromkeys(words_of(query)))
-    content = [w for w in words if w not in STOPWORDS]
-    return (content or words)[:MAX_QUERY_TERMS]
-
-
-def or_query(terms: list[str]) -> str:
-    """OR of quoted terms (quoting keeps FTS5 syntax out of user text)."""
-    return " OR ".join(f'"{term}"' for term in terms)
-
-
-def and_query(terms: list[str]) -> str:
-    """AND of quoted terms: the strict (all-terms) keyword arm."""
-    return " AND ".join(f'"{term}"' for term in terms)
-
-
-@dataclass(frozen=True)
-class KeywordPlan:
-    """What the keyword arm asks FTS5: an OR of terms, and a bound on rows ranked."""
-
-    fts: str
-    newest: int | None  # rank only the newest N matches (None: all)
-
-
-def keyword_plan(
-    terms: list[str], doc_counts: dict[str, int], budget: int = KEYWORD_ROW_BUDGET
-) -> KeywordPlan:
-    """The rarest terms, adding commoner ones while their matches stay within ``budget``.
-
-    The rarest indexed term is always kept; terms the index does not hold
-    cannot match and are dropped. On a brain smaller than the budget nothing
-    is ever dropped. When even the rarest term matches more rows than the
-    budget, only the newest ``budget`` of its matches are ranked: BM25 over a
-    term that common is nearly flat (low idf), and recency is the better
-    tie-break for memory.
-    """
-    chosen: list[str] = []
-    total = 0
-    for term in sorted(terms, key=lambda t: doc_counts.get(t, 0)):
-        count = doc_counts.get(term, 0)
-        if count == 0:
-            continue
-        if chosen and total + count > budget:
-            break
-        chosen.append(term)
-        total += count
-    return KeywordPlan(or_query(chosen), budget if total > budget else None)
-
-
 @dataclass(frozen=True)
 class QueryProfile:
     """What evidence derivation needs from a query, computed once per search."""
@@ -172,7 +103,7 @@ class QueryProfile:
 
     @classmethod
     def of(cls, query: str) -> QueryProfile:
-        return cls(normalize_alias(query), tuple(query_terms(query)))
+        return cls(normalize_alias(query), query_terms(query).terms)
 
 
 def title_in_query(query_norm: str, title: str) -> bool:
@@ -204,71 +135,12 @@ def derive_evidence(
     return "weak_semantic"
 
 
-@dataclass
-class _PageScore:
-    score: float = 0.0
-    chunk_id: int | None = None
-    chunk_score: float = -1.0
-    cosine: float | None = None
-
-
-@dataclass
-class Fusion:
-    """Reciprocal rank fusion of chunk lists and a page list, one entry per page."""
-
-    k: int = 60
-    per_page: int = CHUNKS_PER_PAGE
-    chunks: dict[int, float] = field(default_factory=lambda: defaultdict(float))
-    chunk_page: dict[int, int] = field(default_factory=dict)
-    page_terms: dict[int, float] = field(default_factory=lambda: defaultdict(float))
-    cosines: dict[int, float] = field(default_factory=dict)
-
-    def add_chunks(self, ranked: list[tuple[int, int]]) -> None:
-        """A best-first list of (chunk id, page id); extra chunks of one page are skipped."""
-        seen: dict[int, int] = defaultdict(int)
-        rank = 0
-        for chunk_id, page_id in ranked:
-            if seen[page_id] >= self.per_page:
-                continue
-            seen[page_id] += 1
-            rank += 1
-            self.chunks[chunk_id] += 1.0 / (self.k + rank)
-            self.chunk_page[chunk_id] = page_id
-
-    def add_vector(self, hits: list[VectorHit]) -> None:
-        self.add_chunks([(h.item_id, h.page_id) for h in hits])
-        for hit in hits:
-            if hit.cosine > self.cosines.get(hit.page_id, -2.0):
-                self.cosines[hit.page_id] = hit.cosine
-
-    def add_pages(self, ranked: list[int], *, weight: float = 1.0) -> None:
-        """A best-first list of page ids (the title/alias arm)."""
-        for rank, page_id in enumerate(dict.fromkeys(ranked), start=1):
-            self.page_terms[page_id] += weight / (self.k + rank)
-
-    def boost(self, page_id: int, amount: float) -> None:
-        self.page_terms[page_id] += amount
-
-    def pages(self) -> dict[int, _PageScore]:
-        """page id -> fused score, best chunk and best cosine."""
-        out: dict[int, _PageScore] = defaultdict(_PageScore)
-        for chunk_id, score in self.chunks.items():
-            entry = out[self.chunk_page[chunk_id]]
-            if score > entry.chunk_score:
-                entry.chunk_score, entry.chunk_id = score, chunk_id
-        for page_id, term in self.page_terms.items():
-            out[page_id].score += term
-        for page_id, entry in out.items():
-            entry.score += max(entry.chunk_score, 0.0)
-            entry.cosine = self.cosines.get(page_id)
-        return dict(out)
-
-
 @dataclass(frozen=True)
 class SearchService:
     """Search over one source's pages; hybrid when a vector arm is attached."""
 
     store: Store
+    index: SearchIndex
     source_id: str
     vector_arm: VectorArm | None = None
     rrf_k: int = 60
@@ -280,14 +152,11 @@ class SearchService:
         it is down, the keyword arms answer alone and ``degraded`` says why.
         """
         profile = QueryProfile.of(query)
-        terms = list(profile.terms)
+        terms = QueryTerms(profile.terms, row_budget=KEYWORD_ROW_BUDGET)
+        scope = PageScope(include_private)
         pool = max(limit * 3, 30)
-        fusion = Fusion(k=self.rrf_k)
-        plan = keyword_plan(terms, self.store.term_doc_counts(CHUNK, terms))
-        keyword = self.store.keyword_chunks(
-            self.source_id, plan.fts, include_private=include_private,
-            limit=pool * CHUNKS_PER_PAGE, newest=plan.newest,
-        )
+        fusion = PageFusion(k=self.rrf_k)
+        keyword = self.index.keyword(CHUNK, terms, scope, pool * CHUNKS_PER_PAGE)
         fusion.add_chunks([(s.id, s.page_id) for s in keyword])
         degraded: str | None = DEGRADED_KEYWORD_ONLY
         if self.vector_arm is not None:
@@ -296,11 +165,7 @@ class SearchService:
             )
             degraded = vector.degraded
             fusion.add_vector(vector.hits)
-        title_plan = keyword_plan(terms, self.store.term_doc_counts(PAGE, terms))
-        titles: list[ScoredId] = self.store.keyword_titles(
-            self.source_id, title_plan.fts, include_private=include_private, limit=pool,
-            newest=title_plan.newest,
-        )
+        titles = self.index.keyword(PAGE, terms, scope, pool)
         fusion.add_pages([s.page_id for s in titles])
         for page_id in self.store.exact_name_pages(
             self.source_id, profile.norm, include_private=include_private
@@ -328,7 +193,7 @@ class SearchService:
         self,
         profile: QueryProfile,
         ranked: list[PageHead],
-        scored: dict[int, _PageScore],
+        scored: dict[int, PageScore],
         include_private: bool,
     ) -> list[SearchResult]:
         chunk_ids = [scored[h.id].chunk_id for h in ranked if scored[h.id].chunk_id is not None]

@@ -11,6 +11,13 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from typing import Protocol
 
+from brainkeep.core.integrity_rows import (
+    AclState,
+    DelegationState,
+    MemoryState,
+    PageState,
+    Vanished,
+)
 from brainkeep.core.mnemo.models import ChainRow
 from brainkeep.core.models import (
     Event,
@@ -165,6 +172,22 @@ class Store(Protocol):
     def mnemo_inserted(
         self, agent_id: str | None, thread_id: str | None
     ) -> list[tuple[str, str]]: ...
+    # Tamper scans (core/verify.py, store/sqlite/integrity.py): each row beside
+    # the newest hashes its events recorded, streamed; the chain head.
+    def event_at(self, seq: int) -> Event | None: ...
+    def chain_tip(self) -> tuple[int, str] | None: ...
+    def state_marker_seq(self) -> int | None: ...
+    def iter_memory_states(
+        self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None
+    ) -> Iterator[MemoryState]: ...
+    def iter_vanished_memories(
+        self, agent_id: str | None, thread_id: str | None
+    ) -> Iterator[str]: ...
+    def iter_page_states(self) -> Iterator[PageState]: ...
+    def iter_vanished_pages(self) -> Iterator[Vanished]: ...
+    def iter_acl_states(self) -> Iterator[AclState]: ...
+    def iter_delegation_states(self) -> Iterator[DelegationState]: ...
+    def iter_vanished_grants(self) -> Iterator[Vanished]: ...
 
     # -- delta session cursors ----------------------------------------------
     def get_session_cursor(

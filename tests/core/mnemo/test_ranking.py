@@ -5,16 +5,20 @@ from __future__ import annotations
 import pytest
 
 from brainkeep.brain import Brain
-from brainkeep.core.mnemo.ranking import DEFAULT_WEIGHTS, Fusion, bm25_rank, query_terms
+from brainkeep.core.mnemo.ranking import DEFAULT_WEIGHTS, RecallWeights, bm25_rank
 from brainkeep.core.mnemo.remember import RememberInput
 from brainkeep.core.models import Memory
+from brainkeep.core.query import query_terms
 from brainkeep.errors import InvalidInput
 
 
 def test_query_terms_fold_dedupe_and_quote() -> None:
-    assert query_terms("Café CAFE, \"drop\" table; café") == ["cafe", "drop", "table"]
-    assert query_terms("not the one") == ["not", "the", "one"]  # stopwords kept
-    assert query_terms("!!!") == []
+    def terms(q: str) -> list[str]:
+        return list(query_terms(q, keep_stopwords=True).terms)
+
+    assert terms("Café CAFE, \"drop\" table; café") == ["cafe", "drop", "table"]
+    assert terms("not the one") == ["not", "the", "one"]  # stopwords kept
+    assert terms("!!!") == []
 
 
 @pytest.mark.parametrize(
@@ -24,11 +28,11 @@ def test_query_terms_fold_dedupe_and_quote() -> None:
 )
 def test_fusion_parse_rejects(weights, k) -> None:
     with pytest.raises(InvalidInput):
-        Fusion.parse(weights, k)
+        RecallWeights.parse(weights, k)
 
 
 def test_fusion_defaults() -> None:
-    fusion = Fusion.parse((), None)
+    fusion = RecallWeights.parse((), None)
     assert fusion.weights == DEFAULT_WEIGHTS and fusion.k == 60
 
 
@@ -38,7 +42,7 @@ def _memories(brain: Brain, *texts: str) -> list[Memory]:
 
 def test_fuse_sums_weighted_reciprocal_ranks(brain: Brain) -> None:
     a, b, c = _memories(brain, "a", "b", "c")
-    fusion = Fusion.parse((1.0, 2.0, 0.0, 0.5), 10.0)
+    fusion = RecallWeights.parse((1.0, 2.0, 0.0, 0.5), 10.0)
     fused = fusion.fuse({"vector": [a, b], "bm25": [b, c], "recency": [c, b, a]}, limit=3)
     assert [s.memory.id for s in fused] == [b.id, c.id, a.id]
     top = fused[0]

@@ -1,9 +1,9 @@
-"""Ranked lists and their fusion: query terms, BM25 without FTS, weighted RRF.
+"""gRPC recall's ranking: fusion weights, and BM25 without a full-text index.
 
 Hybrid recall fuses up to four ranked lists with weighted reciprocal rank
-fusion: ``score(m) = sum_i w_i / (k + rank_i(m))`` over the lists ``m`` is in
-(rank 1 = best). Weights are given in ``ScoreBreakdown`` field order:
-``[vector, bm25, graph, recency]``.
+fusion (``core.fusion``): ``score(m) = sum_i w_i / (k + rank_i(m))`` over the
+lists ``m`` is in (rank 1 = best). Weights are given in ``ScoreBreakdown``
+field order: ``[vector, bm25, graph, recency]``.
 """
 
 from __future__ import annotations
@@ -12,35 +12,26 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
+from brainkeep.core.fusion import Fusion
 from brainkeep.core.mnemo.models import Scored
 from brainkeep.core.models import Memory
-from brainkeep.core.search import words_of
+from brainkeep.core.query import words_of
 from brainkeep.errors import InvalidInput
 
-MAX_QUERY_TERMS = 16
 LISTS = ("vector", "bm25", "graph", "recency")
 DEFAULT_WEIGHTS = (1.0, 1.0, 0.5, 0.25)
 DEFAULT_RRF_K = 60.0
 
 
-def query_terms(query: str) -> list[str]:
-    """Lowercase, accent-folded word terms, de-duplicated and capped.
-
-    Unlike page search, stopwords stay: a memory is short, and "not" or "no"
-    can be what a lexical recall is looking for.
-    """
-    return list(dict.fromkeys(words_of(query)))[:MAX_QUERY_TERMS]
-
-
 @dataclass(frozen=True)
-class Fusion:
-    """Validated fusion parameters."""
+class RecallWeights:
+    """Validated fusion parameters of hybrid recall."""
 
     weights: tuple[float, float, float, float] = DEFAULT_WEIGHTS
     k: float = DEFAULT_RRF_K
 
     @classmethod
-    def parse(cls, weights: tuple[float, ...], k: float | None) -> Fusion:
+    def parse(cls, weights: tuple[float, ...], k: float | None) -> RecallWeights:
         """Check ``hybrid_weights`` (none or four, finite, >= 0, not all 0) and ``rrf_k``."""
         if weights and len(weights) != len(LISTS):
             raise InvalidInput(
@@ -62,22 +53,22 @@ class Fusion:
     def fuse(self, lists: dict[str, list[Memory]], limit: int) -> list[Scored]:
         """Weighted RRF of the named lists; each result keeps its per-list contribution."""
         by_id: dict[int, Memory] = {}
-        parts: dict[int, dict[str, float]] = {}
+        fusion = Fusion(k=self.k)
         for name, weight in zip(LISTS, self.weights, strict=True):
-            for rank, memory in enumerate(lists.get(name, []), start=1):
+            ranked = lists.get(name, [])
+            for memory in ranked:
                 by_id.setdefault(memory.id, memory)
-                parts.setdefault(memory.id, {})[name] = weight / (self.k + rank)
-        ordered = sorted(
-            parts, key=lambda mid: (-sum(parts[mid].values()), -by_id[mid].id)
-        )[:limit]
+            fusion.add(name, [m.id for m in ranked], weight)
+        scores = fusion.scores()
+        ordered = sorted(scores, key=lambda mid: (-scores[mid], -by_id[mid].id))[:limit]
         return [
             Scored(
                 memory=by_id[mid],
-                score=sum(parts[mid].values()),
-                vector=parts[mid].get("vector", 0.0),
-                bm25=parts[mid].get("bm25", 0.0),
-                graph=parts[mid].get("graph", 0.0),
-                recency=parts[mid].get("recency", 0.0),
+                score=scores[mid],
+                vector=fusion.term(mid, "vector"),
+                bm25=fusion.term(mid, "bm25"),
+                graph=fusion.term(mid, "graph"),
+                recency=fusion.term(mid, "recency"),
                 rank=position,
             )
             for position, mid in enumerate(ordered, start=1)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from brainkeep.core import validate
 from brainkeep.core.mnemo import validation as v
 from brainkeep.core.mnemo.context import MnemoContext
 from brainkeep.core.mnemo.models import (
@@ -21,9 +22,10 @@ from brainkeep.core.mnemo.models import (
     Reconstruction,
     Scored,
 )
-from brainkeep.core.mnemo.ranking import Fusion, bm25_rank, query_terms
+from brainkeep.core.mnemo.ranking import RecallWeights, bm25_rank
 from brainkeep.core.models import MEMORY_TYPES, SCOPES, Memory
-from brainkeep.core.search import and_query, or_query
+from brainkeep.core.query import QueryTerms, query_terms
+from brainkeep.core.retrieval import MEMORY
 from brainkeep.errors import InvalidInput
 
 DEFAULT_LIMIT = 10
@@ -57,11 +59,11 @@ class RecallInput:
 @dataclass(frozen=True)
 class _Plan:
     query: str
-    terms: list[str]
+    terms: QueryTerms  # stopwords kept: a memory is short, "not" can be the point
     filt: MemoryFilter
     limit: int
     strategy: str
-    fusion: Fusion
+    fusion: RecallWeights
 
 
 def _plan(ctx: MnemoContext, req: RecallInput) -> _Plan:
@@ -72,9 +74,7 @@ def _plan(ctx: MnemoContext, req: RecallInput) -> _Plan:
     if len(query) > MAX_QUERY_CHARS:
         raise InvalidInput(f"`query` is longer than {MAX_QUERY_CHARS} characters.",
                            field="query")
-    if req.limit is not None and req.limit < 1:
-        raise InvalidInput("`limit` must be at least 1.", field="limit")
-    limit = min(req.limit or DEFAULT_LIMIT, MAX_LIMIT)
+    limit = validate.limit(req.limit, default=DEFAULT_LIMIT, maximum=MAX_LIMIT)
     filt = MemoryFilter(
         source_id=ctx.source_id,
         reader=v.agent_id(req.agent_id),
@@ -87,8 +87,8 @@ def _plan(ctx: MnemoContext, req: RecallInput) -> _Plan:
         tags=v.tags(req.tags),
     )
     strategy = v.choice(req.strategy, RECALL_STRATEGIES, "strategy", "hybrid")
-    return _Plan(query, query_terms(query), filt, limit, strategy,
-                 Fusion.parse(req.hybrid_weights, req.rrf_k))
+    return _Plan(query, query_terms(query, keep_stopwords=True), filt, limit, strategy,
+                 RecallWeights.parse(req.hybrid_weights, req.rrf_k))
 
 
 def _lexical(ctx: MnemoContext, plan: _Plan, n: int) -> list[tuple[Memory, float]]:
@@ -100,14 +100,24 @@ def _lexical(ctx: MnemoContext, plan: _Plan, n: int) -> list[tuple[Memory, float
     """
     if plan.filt.as_of:
         # FTS holds live rows only; a past instant may need since-deleted ones.
-        candidates = ctx.store.mnemo_scan(plan.filt, plan.terms, SCAN_CAP)
-        return bm25_rank(candidates, plan.terms)[:n]
-    hits = ctx.store.mnemo_lexical(plan.filt, and_query(plan.terms), n)
-    if len(hits) >= n or len(plan.terms) < 2:
+        terms = list(plan.terms.terms)
+        candidates = ctx.store.mnemo_scan(plan.filt, terms, SCAN_CAP)
+        return bm25_rank(candidates, terms)[:n]
+    hits = _keyword(ctx, plan, plan.terms.every(), n)
+    if len(hits) >= n or len(plan.terms.terms) < 2:
         return hits
     seen = {m.id for m, _ in hits}
-    loose = ctx.store.mnemo_lexical(plan.filt, or_query(plan.terms), n)
+    loose = _keyword(ctx, plan, plan.terms.any(), n)
     return hits + [(m, s) for m, s in loose if m.id not in seen][: n - len(hits)]
+
+
+def _keyword(
+    ctx: MnemoContext, plan: _Plan, terms: QueryTerms, n: int
+) -> list[tuple[Memory, float]]:
+    """The index's BM25 list, as readable memories (the store re-reads them by id)."""
+    scored = ctx.index.keyword(MEMORY, terms, plan.filt, n)
+    rows = {m.id: m for m in ctx.store.mnemo_visible(plan.filt, [s.id for s in scored])}
+    return [(rows[s.id], s.score) for s in scored if s.id in rows]
 
 
 def _vector(ctx: MnemoContext, plan: _Plan, n: int) -> list[tuple[Memory, float]]:
@@ -165,9 +175,10 @@ def _reconstruct(ctx: MnemoContext, plan: _Plan, hits: list[Scored]) -> Reconstr
     source_ids = {m.id for m in sources}
     around = [s.memory for s in hits] + _graph(ctx, plan, sources)
     linked = list({m.id: m for m in around if m.id not in source_ids}.values())
-    covered = {t for m in sources for t in query_terms(m.text)}
-    confidence = (sum(1 for t in plan.terms if t in covered) / len(plan.terms)
-                  if plan.terms and sources else 0.0)
+    covered = {t for m in sources for t in query_terms(m.text, keep_stopwords=True).terms}
+    terms = plan.terms.terms
+    confidence = (sum(1 for t in terms if t in covered) / len(terms)
+                  if terms and sources else 0.0)
     summary = "\n".join(f"- {' '.join(m.text.split())[:240]}" for m in sources)
     return Reconstruction(
         cue=plan.query,

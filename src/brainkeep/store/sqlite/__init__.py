@@ -7,10 +7,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from brainkeep.store.sqlite.audit_scans import AuditScansMixin
 from brainkeep.store.sqlite.changes import ChangesMixin
+from brainkeep.store.sqlite.checkpoints import CheckpointsMixin
 from brainkeep.store.sqlite.cursors import CursorsMixin
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.events import EventsMixin
+from brainkeep.store.sqlite.integrity import IntegrityMixin
 from brainkeep.store.sqlite.memories import MemoriesMixin
 from brainkeep.store.sqlite.mnemo import MnemoMixin
 from brainkeep.store.sqlite.pages import PagesMixin
@@ -21,7 +24,7 @@ from brainkeep.store.sqlite.vectors import VectorsMixin
 
 class SQLiteStore(
     PagesMixin, MemoriesMixin, EventsMixin, CursorsMixin, ChangesMixin, TokensMixin, MnemoMixin,
-    VectorsMixin,
+    CheckpointsMixin, AuditScansMixin, IntegrityMixin, VectorsMixin,
 ):
     """A brain in one SQLite file (WAL mode)."""
 

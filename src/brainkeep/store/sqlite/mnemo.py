@@ -1,6 +1,6 @@
 """SQLite side of the Mnemo (gRPC) services: every query they need lives here.
 
-Visibility is decided in SQL (``_readable``, built on ``visibility.py``, the
+Visibility is decided in SQL (``memory_filter_sql``, built on ``visibility.py``, the
 one compiled form of the read scope that the MCP facts arm uses too) so every
 recall strategy applies the same tenant, lifecycle and access rules: the Mnemo
 reference filtered ``org_id`` in some strategies only.
@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from brainkeep.core.mnemo.models import (
+    Acl,
     Delegation,
     Grant,
     MemoryFilter,
@@ -21,7 +22,7 @@ from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.rows import in_list, memory_from_row
 
 
-def _readable(filt: MemoryFilter) -> tuple[str, dict[str, Any]]:
+def memory_filter_sql(filt: MemoryFilter) -> tuple[str, dict[str, Any]]:
     """WHERE fragment (alias ``m``) for memories ``filt``'s reader may recall."""
     params: dict[str, Any] = {"source": filt.source_id}
     bind = visibility.named(params)
@@ -56,7 +57,7 @@ class MnemoMixin:
 
     def mnemo_exact(self, filt: MemoryFilter, needle: str, limit: int) -> list[Memory]:
         """Memories containing ``needle`` (case-insensitive), newest first."""
-        where, params = _readable(filt)
+        where, params = memory_filter_sql(filt)
         params.update({"needle": needle, "limit": limit})
         rows = self.db.all(
             f"SELECT m.* FROM memories m WHERE {where} "
@@ -70,7 +71,7 @@ class MnemoMixin:
         """The readable subset of ``memory_ids``."""
         if not memory_ids:
             return []
-        where, params = _readable(filt)
+        where, params = memory_filter_sql(filt)
         ids = in_list("id", memory_ids, params)
         rows = self.db.all(f"SELECT m.* FROM memories m WHERE m.id IN ({ids}) AND {where}", params)
         return [memory_from_row(r) for r in rows]
@@ -79,7 +80,7 @@ class MnemoMixin:
         """Readable memories containing any of ``terms`` (no FTS: used for ``as_of``)."""
         if not terms:
             return []
-        where, params = _readable(filt)
+        where, params = memory_filter_sql(filt)
         any_term = " OR ".join(
             f"instr(lower(m.text), :term{i}) > 0" for i in range(len(terms))
         )
@@ -165,7 +166,8 @@ class MnemoMixin:
             "INSERT INTO mnemo_acls (id, memory_id, grantee, permission, granted_by, created_at, "
             "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id, grantee) DO UPDATE "
             "SET permission = excluded.permission, granted_by = excluded.granted_by, "
-            "created_at = excluded.created_at, expires_at = excluded.expires_at",
+            "created_at = excluded.created_at, expires_at = excluded.expires_at, "
+            "revoked_at = NULL, revoked_by = NULL",
             (acl_id, memory_id, grantee, permission, granted_by, now, expires_at),
         )
         return str(
@@ -175,11 +177,99 @@ class MnemoMixin:
             )
         )
 
-    def mnemo_set_scope(self, memory_id: int, scope: str, visibility: str, now: str) -> None:
+    def mnemo_set_scope(self, memory_id: int, scope: str, visibility: str, now: str, *,
+                        by_grant: bool = False) -> None:
+        """Change a memory's scope; ``by_grant``: Share did it (shared while an ACL lives)."""
         self.db.execute(
-            "UPDATE memories SET scope = ?, visibility = ?, updated_at = ? WHERE id = ?",
-            (scope, visibility, now, memory_id),
+            "UPDATE memories SET scope = ?, visibility = ?, updated_at = ?, shared_by_grant = ? "
+            "WHERE id = ?",
+            (scope, visibility, now, int(by_grant), memory_id),
         )
+
+    def mnemo_any_live_acl(self, memory_id: int, now: str) -> bool:
+        """Whether any ACL on the memory is unexpired and unrevoked at ``now``."""
+        return self.db.scalar(
+            "SELECT EXISTS (SELECT 1 FROM mnemo_acls a WHERE a.memory_id = ? AND "
+            + visibility.acl_live("a", "?") + ")",
+            (memory_id, now),
+        ) == 1
+
+    def mnemo_list_acls(self, *, acl_id: str | None = None, memory_uuid: str | None = None,
+                        grantee: str | None = None) -> list[Acl]:
+        """ACL rows (every status), newest first, optionally narrowed."""
+        clauses, params = ["1 = 1"], list[Any]()
+        for column, value in (("a.id", acl_id), ("m.uuid", memory_uuid),
+                              ("a.grantee", grantee)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        rows = self.db.all(
+            "SELECT a.*, m.uuid AS memory_uuid, m.agent_id AS owner FROM mnemo_acls a "
+            f"JOIN memories m ON m.id = a.memory_id WHERE {' AND '.join(clauses)} "
+            "ORDER BY a.created_at DESC, a.id DESC",
+            params,
+        )
+        return [
+            Acl(id=r["id"], memory_id=r["memory_id"], memory_uuid=r["memory_uuid"],
+                owner=r["owner"], grantee=r["grantee"], permission=r["permission"],
+                granted_by=r["granted_by"], created_at=r["created_at"],
+                expires_at=r["expires_at"], revoked_at=r["revoked_at"],
+                revoked_by=r["revoked_by"])
+            for r in rows
+        ]
+
+    def mnemo_list_delegations(self, *, delegation_id: str | None = None,
+                               owner: str | None = None,
+                               delegate: str | None = None) -> list[Delegation]:
+        """Delegation rows (every status), newest first, optionally narrowed."""
+        clauses, params = ["1 = 1"], list[Any]()
+        for column, value in (("id", delegation_id), ("owner", owner), ("delegate", delegate)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        rows = self.db.all(
+            f"SELECT * FROM mnemo_delegations WHERE {' AND '.join(clauses)} "
+            "ORDER BY created_at DESC, id DESC",
+            params,
+        )
+        return [
+            Delegation(id=r["id"], owner=r["owner"], delegator=r["delegator"],
+                       delegate=r["delegate"], permission=r["permission"],
+                       selector=r["selector"], depth=r["depth"], max_depth=r["max_depth"],
+                       parent_id=r["parent_id"], created_at=r["created_at"],
+                       expires_at=r["expires_at"], revoked_at=r["revoked_at"],
+                       revoked_by=r["revoked_by"])
+            for r in rows
+        ]
+
+    def mnemo_revoke_acl(self, acl_id: str, now: str, actor: str) -> bool:
+        """Stamp an unrevoked ACL revoked; False when it was already (or does not exist)."""
+        return self.db.execute(
+            "UPDATE mnemo_acls SET revoked_at = ?, revoked_by = ? "
+            "WHERE id = ? AND revoked_at IS NULL",
+            (now, actor, acl_id),
+        ).rowcount == 1
+
+    def mnemo_revoke_delegation(self, delegation_id: str, now: str, actor: str) -> list[str]:
+        """Stamp a delegation and every re-delegation below it revoked.
+
+        Returns the ids newly revoked, the named one first (already revoked
+        rows are skipped, and a revoked parent's subtree was stamped with it).
+        """
+        rows = self.db.all(
+            "WITH RECURSIVE tree(id, level) AS (SELECT id, 0 FROM mnemo_delegations "
+            "WHERE id = ? UNION ALL SELECT d.id, tree.level + 1 FROM mnemo_delegations d "
+            "JOIN tree ON d.parent_id = tree.id) "
+            "SELECT t.id FROM tree t JOIN mnemo_delegations d ON d.id = t.id "
+            "WHERE d.revoked_at IS NULL ORDER BY t.level, t.id",
+            (delegation_id,),
+        )
+        ids = [str(r["id"]) for r in rows]
+        self.db.executemany(
+            "UPDATE mnemo_delegations SET revoked_at = ?, revoked_by = ? WHERE id = ?",
+            [(now, actor, did) for did in ids],
+        )
+        return ids
 
     def mnemo_insert_delegation(
         self, delegation: Delegation, memory_ids: list[int], tags: list[str]

@@ -1,14 +1,14 @@
-"""Embeddings and retrieval queries (SQLite): vector rows, keyword arms, fact candidates.
+"""Embeddings and retrieval reads (SQLite): vector rows, result reads, fact candidates.
 
 Vectors are float32 BLOBs tagged with model id and dimension; migration 0005
 keeps them in step with pages, chunks and memories through triggers. The
-keyword arms here return ids and scores only: ranking happens in
-``core/hybrid.py``, and only the final results are read in full.
+search itself (FTS5 keyword reads, the numpy vector index) is the engine's
+``SearchIndex`` (``search_index.py``); the reads here re-check and fetch only
+the final results.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from brainkeep.core.models import Memory
@@ -19,16 +19,12 @@ from brainkeep.core.retrieval import (
     FactFilter,
     NewEmbedding,
     PageHead,
-    ScoredId,
-    StoredEmbeddings,
 )
-from brainkeep.errors import StoreError
+from brainkeep.core.scope import ReadScope
+from brainkeep.store.sqlite import visibility
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.rows import memory_from_row
 
-TERM_CACHE_SECONDS = 30.0
-TERM_CACHE_SIZE = 50_000
-_FTS_OF = {"chunk": "chunks_fts", "memory": "memories_fts", "page": "pages_fts"}
 _LIVE_CHUNK = (
     "EXISTS (SELECT 1 FROM chunks c JOIN pages p ON p.id = c.page_id "
     "WHERE c.id = ? AND p.deleted_at IS NULL)"
@@ -47,10 +43,10 @@ def _marks(values: list[Any] | tuple[Any, ...]) -> str:
 # instead of looking the ids up (measured: 10 ms instead of 0.2 ms at 40K rows).
 
 
-def _fact_clauses(
+def fact_filter_sql(
     source_id: str, filt: FactFilter, alias: str = "", *, by_ids: bool = False
 ) -> tuple[str, list[Any]]:
-    """WHERE clauses of the facts arm, composed the way ``list_memories`` composes them."""
+    """WHERE clauses of the facts arm: the caller's filters, the read scope, liveness."""
     a = alias
     clauses = [f"{'+' if by_ids else ''}{a}source_id = ?"]
     params: list[Any] = [source_id]
@@ -63,16 +59,11 @@ def _fact_clauses(
         if value is not None:
             clauses.append(f"{a}{column} {op} ?")
             params.append(value)
-    if not filt.include_private:
-        clauses.append(f"{a}visibility = 'world'")
-    if filt.include_expired:
-        clauses.append(f"{a}deleted_at IS NULL")
-    else:
-        clauses.append(
-            f"{a}expired_at IS NULL AND {a}deleted_at IS NULL "
-            f"AND ({a}valid_until IS NULL OR {a}valid_until > ?)"
-        )
-        params.append(filt.now)
+    bind = visibility.positional(params)
+    table = a.rstrip(".") or "memories"
+    clauses.append(visibility.readable(filt.scope, filt.now, bind, table))
+    clauses.append(visibility.live(filt.now, bind, table, as_of=filt.scope.as_of,
+                                   include_expired=filt.include_expired))
     if filt.text_contains:
         clauses.append(f"instr(lower({a}text), lower(?)) > 0")
         params.append(filt.text_contains)
@@ -89,39 +80,6 @@ class VectorsMixin:
     def in_transaction(self) -> bool:
         """Whether this thread's connection is inside a transaction."""
         return bool(self.db.conn.in_transaction)
-
-    def embedding_watermark(self) -> tuple[int, int]:
-        """(last embedding id ever issued, last tombstone seq): cheap change detection."""
-        row = self.db.one(
-            "SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'embeddings'), "
-            "(SELECT seq FROM sqlite_sequence WHERE name = 'embedding_tombstones')"
-        )
-        assert row is not None
-        return int(row[0] or 0), int(row[1] or 0)
-
-    def load_embeddings(
-        self, source_id: str, kind: str, model: str, dim: int, *, after_id: int, limit: int
-    ) -> StoredEmbeddings:
-        """Vectors of one kind and model space with ``id > after_id``, in id order."""
-        rows = self.db.execute(
-            "SELECT id, item_id, COALESCE(page_id, 0), private, vector FROM embeddings "
-            "WHERE source_id = ? AND kind = ? AND model = ? AND id > ? AND dim = ? "
-            "ORDER BY id LIMIT ?",
-            (source_id, kind, model, after_id, dim, limit),
-        ).fetchall()
-        if not rows:
-            return StoredEmbeddings((), (), (), (), b"")
-        ids, items, pages, private, blobs = zip(*rows, strict=True)
-        return StoredEmbeddings(ids, items, pages, tuple(map(bool, private)), b"".join(blobs))
-
-    def embedding_tombstones(self, after_seq: int) -> tuple[int | None, list[tuple[int, int]]]:
-        """(oldest tombstone seq still kept or None, [(seq, embedding id)] after ``after_seq``)."""
-        first = self.db.scalar("SELECT MIN(seq) FROM embedding_tombstones")
-        rows = self.db.all(
-            "SELECT seq, embedding_id FROM embedding_tombstones WHERE seq > ? ORDER BY seq",
-            (after_seq,),
-        )
-        return (None if first is None else int(first)), [(int(r[0]), int(r[1])) for r in rows]
 
     def prune_embedding_tombstones(self, keep: int) -> int:
         """Drop all but the newest ``keep`` tombstones (readers that fall behind reload)."""
@@ -238,118 +196,6 @@ class VectorsMixin:
     def max_memory_id(self) -> int:
         return int(self.db.scalar("SELECT COALESCE(MAX(id), 0) FROM memories"))
 
-    # -- keyword arms (ids and scores only) ------------------------------------
-
-    def term_doc_counts(self, index: str, terms: list[str]) -> dict[str, int]:
-        """How many rows of a full-text index contain each term.
-
-        ``index``: ``chunk`` (page chunks), ``memory`` (facts) or ``page``
-        (titles and aliases).
-        """
-        if not terms:
-            return {}
-        # Counts only steer how many terms the keyword arm ORs together, so a
-        # few seconds of staleness is harmless; they are cached per term to
-        # keep the vocabulary lookups off the query path.
-        cache: dict[tuple[str, str], tuple[float, int]] = self.__dict__.setdefault(
-            "_term_counts", {}
-        )
-        now = time.monotonic()
-        found = {t: hit[1] for t in terms if (hit := cache.get((index, t))) and hit[0] > now}
-        missing = [t for t in terms if t not in found]
-        if missing:
-            fresh = self._term_doc_counts(index, missing)
-            if len(cache) > TERM_CACHE_SIZE:
-                cache.clear()
-            for term in missing:
-                found[term] = count = fresh.get(term, 0)
-                # A zero is never cached: a term just written must match at once.
-                if count:
-                    cache[(index, term)] = (now + TERM_CACHE_SECONDS, count)
-        return found
-
-    def _term_doc_counts(self, index: str, terms: list[str]) -> dict[str, int]:
-        source = _FTS_OF[index]
-        table = f"{source}_terms"
-        sql = f"SELECT term, doc FROM {table} WHERE term IN ({_marks(terms)})"
-        try:
-            rows = self.db.all(sql, tuple(terms))
-        except StoreError:
-            # Brains migrated by a pre-release 0005 lack the view; it is
-            # derived (no data), so create it in place.
-            self.db.execute(
-                f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5vocab({source}, row)"
-            )
-            rows = self.db.all(sql, tuple(terms))
-        return {r[0]: int(r[1]) for r in rows}
-
-    def _rowid_floor(self, table: str, fts_query: str, newest: int | None) -> int:
-        """The rowid of the ``newest``-th newest match (0: rank every match).
-
-        Walking a term's document list in rowid order costs no scoring, so
-        this bounds BM25 work for terms that match a large share of the index.
-        """
-        if not newest:
-            return 0
-        floor = self.db.scalar(
-            f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC "
-            "LIMIT 1 OFFSET ?",
-            (fts_query, newest - 1),
-        )
-        return int(floor or 0)
-
-    def keyword_chunks(
-        self,
-        source_id: str,
-        fts_query: str,
-        *,
-        include_private: bool,
-        limit: int,
-        newest: int | None = None,
-    ) -> list[ScoredId]:
-        """Chunks by BM25 (best first); ``score`` is the positive BM25.
-
-        The top rows are picked inside FTS5 first and joined afterwards (the
-        join per match is what costs when a term matches thousands of chunks);
-        the over-fetch leaves room for rows the source/privacy filter drops.
-        With ``newest``, only the newest that many matches are ranked.
-        """
-        if not fts_query:
-            return []
-        floor = self._rowid_floor("chunks_fts", fts_query, newest)
-        privacy = "" if include_private else "AND p.visibility = 'world'"
-        rows = self.db.all(
-            "SELECT c.id, c.page_id, f.score FROM (SELECT rowid, rank AS score FROM chunks_fts "
-            "WHERE chunks_fts MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?) f "
-            "JOIN chunks c ON c.id = f.rowid JOIN pages p ON p.id = c.page_id "
-            f"WHERE p.source_id = ? AND p.deleted_at IS NULL {privacy} ORDER BY f.score LIMIT ?",
-            (fts_query, floor, limit * 2 + 20, source_id, limit),
-        )
-        return [ScoredId(int(r[0]), int(r[1]), -float(r[2])) for r in rows]
-
-    def keyword_titles(
-        self,
-        source_id: str,
-        fts_query: str,
-        *,
-        include_private: bool,
-        limit: int,
-        newest: int | None = None,
-    ) -> list[ScoredId]:
-        """Pages whose title or aliases match, by BM25 (title weighted 2:1 over aliases)."""
-        if not fts_query:
-            return []
-        privacy = "" if include_private else "AND p.visibility = 'world'"
-        rows = self.db.all(
-            "SELECT p.id, f.score FROM (SELECT rowid, bm25(pages_fts, 2.0, 1.0) AS score "
-            "FROM pages_fts WHERE pages_fts MATCH ? AND rowid >= ? ORDER BY score LIMIT ?) f "
-            "JOIN pages p ON p.id = f.rowid "
-            f"WHERE p.source_id = ? AND p.deleted_at IS NULL {privacy} ORDER BY f.score LIMIT ?",
-            (fts_query, self._rowid_floor("pages_fts", fts_query, newest), limit * 2 + 10,
-             source_id, limit),
-        )
-        return [ScoredId(int(r[0]), int(r[0]), -float(r[1])) for r in rows]
-
     def exact_name_pages(
         self, source_id: str, norm: str, *, include_private: bool
     ) -> dict[int, str]:
@@ -425,56 +271,26 @@ class VectorsMixin:
         entity_slug: str,
         now: str,
         *,
+        scope: ReadScope,
         visibilities: tuple[str, ...],
         model: str,
         dim: int,
         limit: int,
     ) -> list[tuple[Memory, bytes | None]]:
-        """Active facts of one entity, newest first, with their vector in this space if any."""
+        """Active facts of one entity ``scope`` can read, newest first, with their vector."""
+        params: list[Any] = [model, dim, source_id, entity_slug, now]
+        readable = visibility.readable(scope, now, visibility.positional(params))
+        params += [*visibilities, limit]
         rows = self.db.all(
             "SELECT m.*, e.vector AS _vector FROM memories m LEFT JOIN embeddings e "
             "ON e.kind = 'memory' AND e.item_id = m.id AND e.model = ? AND e.dim = ? "
             "WHERE m.source_id = ? AND m.entity_slug = ? AND m.expired_at IS NULL "
             "AND m.deleted_at IS NULL AND (m.valid_until IS NULL OR m.valid_until > ?) "
+            f"AND {readable} "
             f"AND m.visibility IN ({_marks(visibilities)}) ORDER BY m.id DESC LIMIT ?",
-            (model, dim, source_id, entity_slug, now, *visibilities, limit),
+            params,
         )
         return [(memory_from_row(r), r["_vector"]) for r in rows]
-
-    def keyword_fact_ids(
-        self,
-        source_id: str,
-        fts_query: str,
-        filt: FactFilter,
-        *,
-        limit: int,
-        newest: int | None = None,
-    ) -> list[ScoredId]:
-        """Ids of facts matching ``fts_query`` and every filter, by BM25 (best first).
-
-        Without narrowing filters the top rows are picked inside FTS5 first
-        (over-fetched for the privacy/activity filter), and ``newest`` bounds
-        the rows ranked, as for chunks. Only the final facts are read in full.
-        """
-        if not fts_query:
-            return []
-        where, params = _fact_clauses(source_id, filt, "m.")
-        if filt.narrowed:
-            rows = self.db.all(
-                "SELECT m.id, rank AS score FROM memories_fts "
-                "JOIN memories m ON m.id = memories_fts.rowid "
-                f"WHERE memories_fts MATCH ? AND {where} ORDER BY score LIMIT ?",
-                (fts_query, *params, limit),
-            )
-        else:
-            rows = self.db.all(
-                "SELECT m.id, f.rank AS score FROM (SELECT rowid, rank FROM memories_fts "
-                "WHERE memories_fts MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?) f "
-                f"JOIN memories m ON m.id = f.rowid WHERE {where} ORDER BY score LIMIT ?",
-                (fts_query, self._rowid_floor("memories_fts", fts_query, newest),
-                 limit * 3 + 20, *params, limit),
-            )
-        return [ScoredId(int(r[0]), 0, -float(r[1])) for r in rows]
 
     def fact_ids_passing(
         self, source_id: str, memory_ids: list[int], filt: FactFilter
@@ -482,7 +298,7 @@ class VectorsMixin:
         """The given fact ids that pass every filter (privacy re-check included)."""
         if not memory_ids:
             return set()
-        where, params = _fact_clauses(source_id, filt, by_ids=True)
+        where, params = fact_filter_sql(source_id, filt, by_ids=True)
         rows = self.db.all(
             f"SELECT id FROM memories WHERE id IN ({_marks(memory_ids)}) AND {where}",
             (*memory_ids, *params),
@@ -495,7 +311,7 @@ class VectorsMixin:
         """The given memories that pass every filter (privacy re-check included)."""
         if not memory_ids:
             return {}
-        where, params = _fact_clauses(source_id, filt, by_ids=True)
+        where, params = fact_filter_sql(source_id, filt, by_ids=True)
         rows = self.db.all(
             f"SELECT * FROM memories WHERE id IN ({_marks(memory_ids)}) AND {where}",
             (*memory_ids, *params),
@@ -504,7 +320,7 @@ class VectorsMixin:
 
     def fact_ids_matching(self, source_id: str, filt: FactFilter, *, limit: int) -> list[int]:
         """Ids of the newest facts passing every filter (restricts the vector arm)."""
-        where, params = _fact_clauses(source_id, filt)
+        where, params = fact_filter_sql(source_id, filt)
         rows = self.db.all(
             f"SELECT id FROM memories WHERE {where} ORDER BY id DESC LIMIT ?", (*params, limit)
         )

@@ -1,4 +1,4 @@
-"""Exact vector search over an in-memory numpy matrix kept in sync with the store.
+"""SQLite's vector index: exact search over an in-memory numpy matrix kept in sync.
 
 Why exact search: at brainkeep's scale (tens of thousands of chunks and
 memories per brain) one float32 matrix-vector product over 384-dim unit rows
@@ -6,8 +6,10 @@ takes a few milliseconds on two cores, needs no index build, cannot miss a
 neighbour, and brings no dependency beyond numpy; docs/search.md has the
 numbers.
 
-Sync protocol: the store hands out a watermark — the last embedding id ever
-issued (ids never repeat) and the last tombstone sequence number. A search
+Sync protocol: the ``embeddings`` table hands out a watermark — the last
+embedding id ever issued (``sqlite_sequence``; ids never repeat) and the
+last tombstone sequence number (``embedding_tombstones``, written by the
+triggers of migration 0005 whenever a vector row goes). A search
 first compares watermarks (one tiny query); when they moved it applies the
 new tombstones and appends rows with ids above the last one loaded, so writes
 by this process and by other processes on the same brain show up without a
@@ -23,6 +25,7 @@ from typing import Protocol
 import numpy as np
 
 from brainkeep.core.retrieval import StoredEmbeddings
+from brainkeep.store.sqlite.engine import SQLiteEngine
 
 LOAD_BATCH = 20_000
 # Compact once this share of rows is dead (deleted vectors are masked, not moved).
@@ -30,7 +33,7 @@ COMPACT_DEAD_SHARE = 0.25
 
 
 class VectorSource(Protocol):
-    """The part of the Store an index reads."""
+    """What an index reads (``SQLiteVectorRows``; tests script their own)."""
 
     def in_transaction(self) -> bool: ...
     def embedding_watermark(self) -> tuple[int, int]: ...
@@ -40,6 +43,50 @@ class VectorSource(Protocol):
     def embedding_tombstones(
         self, after_seq: int
     ) -> tuple[int | None, list[tuple[int, int]]]: ...
+
+
+class SQLiteVectorRows:
+    """``VectorSource`` over the ``embeddings`` and ``embedding_tombstones`` tables."""
+
+    def __init__(self, db: SQLiteEngine) -> None:
+        self.db = db
+
+    def in_transaction(self) -> bool:
+        """Whether this thread's connection is inside a transaction."""
+        return bool(self.db.conn.in_transaction)
+
+    def embedding_watermark(self) -> tuple[int, int]:
+        """(last embedding id ever issued, last tombstone seq): cheap change detection."""
+        row = self.db.one(
+            "SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'embeddings'), "
+            "(SELECT seq FROM sqlite_sequence WHERE name = 'embedding_tombstones')"
+        )
+        assert row is not None
+        return int(row[0] or 0), int(row[1] or 0)
+
+    def load_embeddings(
+        self, source_id: str, kind: str, model: str, dim: int, *, after_id: int, limit: int
+    ) -> StoredEmbeddings:
+        """Vectors of one kind and model space with ``id > after_id``, in id order."""
+        rows = self.db.execute(
+            "SELECT id, item_id, COALESCE(page_id, 0), private, vector FROM embeddings "
+            "WHERE source_id = ? AND kind = ? AND model = ? AND id > ? AND dim = ? "
+            "ORDER BY id LIMIT ?",
+            (source_id, kind, model, after_id, dim, limit),
+        ).fetchall()
+        if not rows:
+            return StoredEmbeddings((), (), (), (), b"")
+        ids, items, pages, private, blobs = zip(*rows, strict=True)
+        return StoredEmbeddings(ids, items, pages, tuple(map(bool, private)), b"".join(blobs))
+
+    def embedding_tombstones(self, after_seq: int) -> tuple[int | None, list[tuple[int, int]]]:
+        """(oldest tombstone seq still kept or None, [(seq, embedding id)] after ``after_seq``)."""
+        first = self.db.scalar("SELECT MIN(seq) FROM embedding_tombstones")
+        rows = self.db.all(
+            "SELECT seq, embedding_id FROM embedding_tombstones WHERE seq > ? ORDER BY seq",
+            (after_seq,),
+        )
+        return (None if first is None else int(first)), [(int(r[0]), int(r[1])) for r in rows]
 
 
 @dataclass(frozen=True)

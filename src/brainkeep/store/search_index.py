@@ -1,0 +1,65 @@
+"""The SearchIndex protocol: the retrieval half of the engine seam.
+
+Core analyses the query (``core.query.QueryTerms``) and fuses ranked lists
+(``core.fusion``); an engine answers the two primitive questions, each as
+scored ids best first, with its own mechanics (SQLite: FTS5 and an exact
+numpy index, ``store/sqlite/search_index.py``; Postgres: tsvector and
+pgvector). Nothing here names a query syntax, a rowid or a watermark.
+
+Kinds: ``chunk`` (page chunks; ``ScoredId.page_id`` is the chunk's page),
+``page`` (titles and aliases; keyword only; ``id`` = ``page_id``) and
+``memory`` (``page_id`` 0). Scopes: a ``PageScope`` for chunks and pages; for
+memories the filter value the memory reads already take (``FactFilter`` for
+MCP facts, ``MemoryFilter`` for gRPC recall), passed through as is.
+
+Keyword scores are positive, larger is better (BM25 for SQLite); nearest
+scores are cosines. ``keyword`` applies the whole scope. ``nearest`` returns
+candidates: an engine may pre-filter by the scope as far as its index allows
+(SQLite: the row's private flag), and callers re-check every hit with the
+store before showing it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Protocol
+
+import numpy as np
+
+from brainkeep.core.mnemo.models import MemoryFilter
+from brainkeep.core.query import PageScope, QueryTerms
+from brainkeep.core.retrieval import FactFilter, ScoredId
+
+SearchScope = PageScope | FactFilter | MemoryFilter
+
+
+class SearchIndex(Protocol):
+    """Keyword and nearest-neighbour search over one source's chunks, pages and memories."""
+
+    def keyword(
+        self, kind: str, terms: QueryTerms, scope: SearchScope, k: int
+    ) -> list[ScoredId]:
+        """At most ``k`` rows of ``kind`` matching ``terms`` within ``scope``, best first."""
+        ...
+
+    def nearest(
+        self,
+        kind: str,
+        vector: np.ndarray,
+        scope: SearchScope | None,
+        k: int,
+        *,
+        only: Collection[int] | None = None,
+    ) -> list[ScoredId]:
+        """At most ``k`` rows of ``kind`` (``chunk`` or ``memory``) most similar to ``vector``.
+
+        ``vector`` is a unit float32 vector of the index's model space;
+        ``only`` restricts the search to these item ids. ``scope`` None:
+        candidates of every visibility (the caller applies its own). An index
+        built without a model space finds nothing.
+        """
+        ...
+
+    def vector_count(self, kind: str) -> int:
+        """Vectors of ``kind`` the index holds in its model space, caught up with writes."""
+        ...
