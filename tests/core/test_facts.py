@@ -134,7 +134,8 @@ def test_exact_duplicate_answers_duplicate(brain: Brain) -> None:
     dup = remember(brain, "  alice PREFERS e-mail ", entity="people/alice")
     assert normalize_fact("Alice prefers email.") != normalize_fact("alice prefers e-mail")
     assert dup.status == "inserted"  # e-mail vs email differ after normalization
-    again = remember(brain, "ALICE prefers email!", entity="people/alice")
+    # Only whitespace and case fold (issue 10 #10): punctuation is meaning.
+    again = remember(brain, "ALICE  prefers email.", entity="people/alice")
     assert again.status == "duplicate"
     assert again.memory.id == first.id
     other_entity = remember(brain, "Alice prefers email.", entity="people/bob")

@@ -71,7 +71,7 @@ def test_entity_is_canonicalized_through_aliases(harness: VerbHarness) -> None:
 
 def test_exact_duplicate_returns_existing_id(harness: VerbHarness) -> None:
     first = harness.ok("remember", fact="Ada likes tea.", provenance="t", entity="people/ada")
-    again = harness.ok("remember", fact="ada likes TEA", provenance="u", entity="people/ada")
+    again = harness.ok("remember", fact="ada  likes TEA.", provenance="u", entity="people/ada")
     assert again["status"] == "duplicate" and again["id"] == first["id"]
     assert again["degraded_dedup"] is True
     other = harness.ok("remember", fact="Ada likes tea.", provenance="t", entity="people/bob")

@@ -10,8 +10,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from brainkeep.cli.app import CliContext, emit, json_option, read_text_arg
 from brainkeep.cli.embed_cmd import run_backfill
+from brainkeep.core import validate
 from brainkeep.core.clock import normalize_ts
 from brainkeep.core.context import LOCAL
+from brainkeep.core.limits import LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX
 from brainkeep.core.transfer import export_dir, import_dir
 from brainkeep.errors import InvalidInput
 from brainkeep.ops.page_ops import page_view
@@ -84,6 +86,7 @@ def list_(
                 f"Cannot read --updated-after {updated_after!r}.",
                 suggestion="Use an ISO 8601 date or timestamp, e.g. 2026-01-31.",
             ) from exc
+    limit = validate.limit(limit, default=LIST_LIMIT_DEFAULT, maximum=LIST_LIMIT_MAX)
     pages = cli.brain().pages.list_pages(
         LOCAL, type=page_type, prefix=prefix, updated_after=updated_after,
         after_slug=after, limit=limit,
@@ -141,6 +144,7 @@ def import_(cli: CliContext, directory: Path) -> None:
         "updated": summary.updated,
         "unchanged": summary.unchanged,
         "failed": [{"file": f, "error": e} for f, e in summary.failed],
+        "skipped": [{"file": f, "reason": r} for f, r in summary.skipped],
         "embedded": embedded,
     }
 
@@ -148,7 +152,10 @@ def import_(cli: CliContext, directory: Path) -> None:
         click.echo(
             f"added {summary.added}, updated {summary.updated}, "
             f"unchanged {summary.unchanged}, failed {len(summary.failed)}"
+            + (f", skipped {len(summary.skipped)}" if summary.skipped else "")
         )
+        for name, reason in summary.skipped:
+            click.echo(f"  warning: skipped {name}: {reason}", err=True)
         for name, error in summary.failed:
             click.echo(f"  failed: {name}: {error}", err=True)
 

@@ -58,8 +58,8 @@ class FactRanker(Protocol):
 
 
 def same_text(a: str, b: str) -> bool:
-    """Equal once whitespace is collapsed and case folded (the supersede/duplicate line)."""
-    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+    """The same fact key (the supersede/duplicate line: one rule with exact duplicates)."""
+    return normalize_fact(a) == normalize_fact(b)
 
 
 @dataclass(frozen=True)
@@ -213,7 +213,8 @@ class FactService:
         """
         raw = str(fact_id).strip() if fact_id is not None else ""
         memory: Memory | None = None
-        if raw.isdigit() and len(raw) <= MAX_ID_DIGITS:
+        # isascii: str.isdigit() is true for "²", which int() refuses (an internal error).
+        if raw.isascii() and raw.isdigit() and len(raw) <= MAX_ID_DIGITS:
             memory = self.store.get_memory(int(raw))
         elif is_uuid(raw):
             memory = self.store.get_memory_by_uuid(raw.lower())
@@ -224,7 +225,8 @@ class FactService:
             or memory.source_id != self.source_id
             or memory.deleted_at
             or not can_see(
-                memory, scope, lambda: access.holds(self.store, memory, scope, "read", now)
+                memory, scope, lambda: access.holds(self.store, memory, scope, "read", now),
+                lambda: access.any_live_acl(self.store, memory, now),
             )
         ):
             raise NotFound(

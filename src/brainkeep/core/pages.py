@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from brainkeep.core.audit import page_hash
+from brainkeep.core.audit import page_hash, page_state_hash
 from brainkeep.core.chunking import page_chunks
 from brainkeep.core.clock import Clock
-from brainkeep.core.context import Caller
+from brainkeep.core.context import LOCAL, Caller
 from brainkeep.core.markdown import (
     append_timeline_line,
     normalize_content,
@@ -45,6 +45,17 @@ class ChunkEmbedder(Protocol):
 
     def prepare_chunks(self, texts: Sequence[str], title: str = "") -> Any | None: ...
     def write_page(self, page: Page, prepared: Any) -> None: ...
+
+
+def _hidden_from(caller: Caller, page: Page | None) -> bool:
+    """The one page-privacy rule, for reads and writes alike.
+
+    A private page does not exist for a remote caller: reading, updating,
+    deleting, linking or adding to its timeline all answer the ``NotFound``
+    a missing slug gets, so no answer confirms the page exists and nothing
+    a remote caller sends can replace it.
+    """
+    return page is not None and page.is_private and caller.remote
 
 
 @dataclass(frozen=True)
@@ -87,7 +98,9 @@ class PageService:
             chunks=page_chunks(parsed.title, parsed.body, parsed.timeline),
         )
 
-    def put_page(self, slug: str, content: str, *, actor: str = "local") -> PutResult:
+    def put_page(
+        self, slug: str, content: str, *, actor: str = "local", caller: Caller = LOCAL
+    ) -> PutResult:
         """Create or update a page; unchanged content writes nothing.
 
         Content is stored in canonical form (LF line endings, no BOM; see
@@ -95,11 +108,17 @@ class PageService:
 
         Raises:
             InvalidInput: bad slug, oversize content, malformed frontmatter.
+            NotFound: the live page at ``slug`` is private and ``caller`` is
+                remote (the answer `get_page` gives; nothing is written).
         """
         validate_slug(slug)
         if isinstance(content, str):
             content = normalize_content(content)
             current = self.store.get_page(self.source_id, slug)
+            # Checked before the `unchanged` shortcut too: answering it would
+            # let a remote caller confirm a private page's exact content.
+            if _hidden_from(caller, current):
+                raise NotFound(f"No page {slug!r}.", field="slug")
             if current is not None and current.content_hash == page_hash(content):
                 # The same bytes were parsed when stored: skip the parse, so
                 # re-importing an unchanged folder costs one read per file.
@@ -114,6 +133,9 @@ class PageService:
         )
         with self.store.transaction():
             existing = self.store.get_page(self.source_id, slug, include_deleted=True)
+            # Again under the write lock: the page may have turned private since.
+            if existing and not existing.deleted_at and _hidden_from(caller, existing):
+                raise NotFound(f"No page {slug!r}.", field="slug")
             if existing and not existing.deleted_at and existing.content_hash == draft.content_hash:
                 return PutResult(existing, "unchanged")
             now = self.clock.now_ts()
@@ -126,7 +148,10 @@ class PageService:
                     kind="page.put",
                     subject_type="page",
                     subject_id=str(page.id),
-                    payload={"slug": slug, "content_hash": draft.content_hash, "status": status},
+                    payload={"slug": slug, "content_hash": draft.content_hash, "status": status,
+                             "state_hash": page_state_hash(
+                                 source_id=page.source_id, slug=page.slug,
+                                 visibility=page.visibility, deleted_at=page.deleted_at)},
                     source_id=self.source_id,
                     actor=actor,
                 ),
@@ -141,7 +166,7 @@ class PageService:
             NotFound: missing, deleted, or private to a remote caller (all look the same).
         """
         page = self.store.get_page(self.source_id, slug)
-        if page is None or (page.is_private and caller.remote):
+        if page is None or _hidden_from(caller, page):
             raise NotFound(f"No page {slug!r}.", field="slug")
         return page
 
@@ -182,7 +207,10 @@ class PageService:
                     kind="page.delete",
                     subject_type="page",
                     subject_id=str(page.id),
-                    payload={"slug": slug, "content_hash": page.content_hash},
+                    payload={"slug": slug, "content_hash": page.content_hash,
+                             "state_hash": page_state_hash(
+                                 source_id=page.source_id, slug=page.slug,
+                                 visibility=page.visibility, deleted_at=now)},
                     source_id=self.source_id,
                     actor=actor,
                 ),
@@ -223,7 +251,9 @@ class PageService:
         if to_slug not in targets:
             targets.append(to_slug)
         frontmatter[key] = targets[0] if len(targets) == 1 else targets
-        return self.put_page(from_slug, with_frontmatter(page.content, frontmatter), actor=actor)
+        return self.put_page(
+            from_slug, with_frontmatter(page.content, frontmatter), actor=actor, caller=caller
+        )
 
     def add_timeline_entry(
         self,
@@ -250,4 +280,4 @@ class PageService:
             )
         page = self.get_page(slug, caller)
         content = append_timeline_line(page.content, date, summary.strip(), detail)
-        return self.put_page(slug, content, actor=actor)
+        return self.put_page(slug, content, actor=actor, caller=caller)

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from brainkeep.core.clock import normalize_ts
+from brainkeep.core import limits, validate
+from brainkeep.core.clock import format_ts
 from brainkeep.core.models import Page
 from brainkeep.errors import InvalidInput
 from brainkeep.ops.catalog import Operation, Param
 from brainkeep.ops.context import OpContext
-
-SEARCH_LIMIT_MAX = 100
 
 
 def page_view(page: Page, *, with_content: bool = True) -> dict[str, Any]:
@@ -44,7 +43,9 @@ def page_object(ctx: OpContext, page: Page) -> dict[str, Any]:
 
 
 def _put_page(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
-    result = ctx.brain.pages.put_page(p["slug"], p["content"], actor=ctx.caller.client_id)
+    result = ctx.brain.pages.put_page(
+        p["slug"], p["content"], actor=ctx.caller.client_id, caller=ctx.caller
+    )
     return {
         "slug": result.page.slug,
         "status": result.status,
@@ -59,25 +60,19 @@ def _get_page(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
 def _list_pages(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
     updated_after = p.get("updated_after")
     if updated_after:
-        try:
-            updated_after = normalize_ts(updated_after)
-        except ValueError as exc:
-            raise InvalidInput(
-                f"Cannot parse updated_after {updated_after!r}.",
-                suggestion="Use an ISO 8601 date or timestamp, e.g. 2026-06-01.",
-                field="updated_after",
-            ) from exc
-    limit = p.get("limit") or 50
+        updated_after = format_ts(validate.date_or_time(updated_after, "updated_after"))
+    limit = validate.limit(p.get("limit"), default=limits.LIST_LIMIT_DEFAULT,
+                           maximum=limits.LIST_LIMIT_MAX)
     pages = ctx.brain.pages.list_pages(
         ctx.caller, type=p.get("type"), prefix=p.get("prefix"), updated_after=updated_after,
-        after_slug=p.get("after"), limit=int(limit),
+        after_slug=p.get("after"), limit=limit,
     )
     return {
         "pages": [
             {"slug": pg.slug, "title": pg.title, "type": pg.type, "updated_at": pg.updated_at}
             for pg in pages
         ],
-        "next_after": pages[-1].slug if len(pages) == int(limit) else None,
+        "next_after": pages[-1].slug if len(pages) == limit else None,
     }
 
 
@@ -87,11 +82,12 @@ def _delete_page(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
 
 
 def _search(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
-    query = str(p["query"]).strip()
+    query = validate.text(str(p["query"]), "query", max_chars=limits.MAX_QUERY_CHARS).strip()
     if not query:
         raise InvalidInput("`query` is empty.", suggestion="Pass words to search for.",
                            field="query")
-    limit = max(1, min(int(p.get("limit") or 20), SEARCH_LIMIT_MAX))
+    limit = validate.limit(p.get("limit"), default=limits.SEARCH_LIMIT_DEFAULT,
+                           maximum=limits.SEARCH_LIMIT_MAX)
     outcome = ctx.brain.search.search(
         query, include_private=ctx.caller.include_private, limit=limit
     )
@@ -158,7 +154,8 @@ PAGE_OPERATIONS: tuple[Operation, ...] = (
             Param("prefix", "string", "Only slugs starting with this (e.g. people/)."),
             Param("updated_after", "string", "Only pages updated after this ISO 8601 time."),
             Param("after", "string", "Continue after this slug (from next_after)."),
-            Param("limit", "number", "Pages per call (default 50, max 500)."),
+            Param("limit", "number", "Pages per call (default 50; at least 1; above 500 "
+                  "means 500)."),
         ),
         "read",
         _list_pages,
@@ -176,7 +173,8 @@ PAGE_OPERATIONS: tuple[Operation, ...] = (
         "memory reads prefer `recall`.",
         (
             Param("query", "string", "What to look for.", required=True),
-            Param("limit", "number", "At most this many pages (default 20, max 100)."),
+            Param("limit", "number", "At most this many pages (default 20; at least 1; above "
+                  "100 means 100)."),
         ),
         "read",
         _search,

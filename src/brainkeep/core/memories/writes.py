@@ -9,31 +9,36 @@ serialized by the store's contract).
 
 from __future__ import annotations
 
-from brainkeep.core import events
+import unicodedata
+
+from brainkeep.core import events, validate
 from brainkeep.core.audit import memory_hash
 from brainkeep.core.ids import uuid7
 from brainkeep.core.models import Event, Memory, MemoryDraft
-from brainkeep.core.slugs import normalize_alias
-from brainkeep.errors import InvalidInput
 from brainkeep.store.base import Store
 
 
 def normalize_fact(text: str) -> str:
-    """Text form two facts share when they say the same thing (case, accents, punctuation)."""
-    return normalize_alias(text)
+    """The exact-duplicate key of a fact: whitespace collapsed and case folded, nothing else.
+
+    Unlike ``normalize_alias`` (names, where punctuation is noise), a fact's
+    signs, digit punctuation, symbols and accents carry its meaning: "-500 EUR"
+    is not "500 EUR", "C++" is not "C", "10:30" is not "10.30". NFC before and
+    after ``casefold`` (which can decompose) so composed and decomposed
+    spellings of one letter share a key; not NFKC, which turns "m²" into "m2".
+    Migration 0009 recomputed the key of rows stored before this rule.
+    """
+    if text.isascii():  # NFC is the identity and casefold() equals lower() on ASCII
+        folded = text.lower()
+    else:
+        folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
+    return " ".join(folded.split())
 
 
 def require_utf8(value: str, field: str) -> None:
-    """Reject lone surrogates (JSON allows them); SQLite and the hash chain cannot store them."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InvalidInput(
-            f"`{field}` is not valid UTF-8 text.",
-            suggestion=f"Send `{field}` as plain UTF-8 text.",
-            detail=str(exc),
-            field=field,
-        ) from exc
+    """Reject lone surrogates (JSON allows them; SQLite and the hash chain cannot store
+    them) and NUL: the one text rule of every surface, ``core.validate.text``."""
+    validate.text(value, field)
 
 
 def insert(store: Store, draft: MemoryDraft, now: str, *, actor: str,
@@ -62,6 +67,7 @@ def expire(store: Store, memory: Memory, now: str, reason: str | None, *, actor:
     """Expire ``memory`` (the row and its history stay) and log it (inside a transaction)."""
     store.expire_memory(memory.id, now, reason, superseded_by=superseded_by)
     return store.append_event(
-        events.memory_expire(memory, actor=actor, reason=reason, superseded_by=superseded_by),
+        events.memory_expire(memory, actor=actor, reason=reason, superseded_by=superseded_by,
+                             after=store.get_memory(memory.id) or memory),
         now,
     )

@@ -18,6 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from brainkeep.core.memories.writes import normalize_fact
 from brainkeep.errors import BrainkeepError, Busy, StoreError
 
 # How long a writer waits for another process's write lock before `Busy`
@@ -106,6 +107,9 @@ class SQLiteEngine:
             # FULL: a write that returned is on disk even after power loss.
             conn.execute(f"PRAGMA synchronous = {self._synchronous}")
             conn.execute("PRAGMA foreign_keys = ON")
+            # Migration 0009 recomputes the facts' duplicate key in SQL with
+            # the one Python rule (a migration file cannot run Python itself).
+            conn.create_function("brainkeep_fact_key", 1, normalize_fact, deterministic=True)
         except sqlite3.Error as exc:
             raise _translate(exc, self.busy_timeout_ms) from exc
         with self._all_lock:
