@@ -84,14 +84,21 @@ def _first_sentence(text: str) -> str:
     help="Also call synthesize (spends LLM tokens when a model is configured; "
     "without one it must answer `unavailable`).",
 )
+@click.option(
+    "--cleanup",
+    is_flag=True,
+    help="After the run, forget the facts it remembered and delete the page it seeded.",
+)
 @json_option
 @pass_cli
-def conformance(cli: CliContext, target: str | None, token: str | None, synthesize: bool) -> None:
+def conformance(cli: CliContext, target: str | None, token: str | None, synthesize: bool,
+                cleanup: bool) -> None:
     """Certify a MEMORY_VERBS v1 server; exit 1 unless every check passes.
 
-    The run WRITES: it seeds a page people/conformance-<marker> (when the
-    target has put_page) and remembers/forgets marker-named facts, and leaves
-    them behind for inspection.
+    The run WRITES into the target brain: it seeds a page
+    people/conformance-<marker> (when the target has put_page) and
+    remembers/forgets marker-named facts, and leaves them behind for
+    inspection unless --cleanup is given.
     """
     from brainkeep.conformance import parse_target, run_conformance, self_target
 
@@ -112,26 +119,25 @@ def conformance(cli: CliContext, target: str | None, token: str | None, synthesi
             )
         # The spawned server must open THIS brain even when it came from --home.
         resolved = self_target({**settings.env, "BRAINKEEP_HOME": str(settings.home)})
-    report = run_conformance(resolved, synthesize=synthesize)
+    report = run_conformance(resolved, synthesize=synthesize, cleanup=cleanup)
     emit(cli, report.to_dict(), report.render())
     if not report.ok:
         raise SystemExit(1)
 
 
 @protocol.command()
-@click.option("--days", default="30", show_default=True, help="Window in days.")
+@click.option("--days", default="30", show_default=True,
+              help="Window in days (1-3650; anything else is an error).")
 @json_option
 @pass_cli
 def stats(cli: CliContext, days: str) -> None:
     """Per-verb usage from the local usage log (never uploaded), plus time-to-first-call."""
-    from brainkeep.ops.usage import DEFAULT_DAYS, UsageLog, render_stats, usage_stats
+    from brainkeep.core import validate
+    from brainkeep.core.limits import MAX_STATS_DAYS
+    from brainkeep.ops.usage import UsageLog, render_stats, usage_stats
 
-    try:
-        window = int(days)
-    except ValueError:
-        window = DEFAULT_DAYS
-    if window <= 0:
-        window = DEFAULT_DAYS
+    # "nonsense" or -5 used to fall back to 30 silently: an answer for a window nobody asked.
+    window = validate.bounded_int(days, field="days", minimum=1, maximum=MAX_STATS_DAYS)
     settings = cli.settings
     installed_at = None
     if settings.db_path.exists():

@@ -15,7 +15,9 @@ def format_ts(moment: datetime) -> str:
     """
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    moment = moment.astimezone(UTC)
+    # strftime renders year 1 as "1", not "0001": pad it so every string has one width.
+    return f"{moment.year:04d}" + moment.strftime("-%m-%dT%H:%M:%S.%fZ")
 
 
 def parse_ts(text: str) -> datetime:
@@ -30,7 +32,10 @@ def parse_ts(text: str) -> datetime:
     moment = datetime.fromisoformat(raw)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError as exc:  # "0001-01-01T00:00+01:00" has no UTC instant
+        raise ValueError(f"{text!r} is out of the representable range") from exc
 
 
 def normalize_ts(text: str) -> str:

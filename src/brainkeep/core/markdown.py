@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from brainkeep.core import validate
+from brainkeep.core.limits import MAX_JSON_DEPTH
 from brainkeep.core.models import LinkSpec, ParsedPage, TimelineSpec
 from brainkeep.core.slugs import is_valid_slug, slug_title
 from brainkeep.errors import InvalidInput
@@ -48,18 +50,54 @@ def normalize_content(content: str) -> str:
     return content
 
 
+def _refuse_expansion(raw: str) -> None:
+    """Reject anchors, aliases and deep nesting from the YAML event stream, BEFORE
+    any value is built.
+
+    An alias is a pointer: nine levels of ``&a [*b, *b, ...]`` in 452 bytes
+    expand to gigabytes (the "billion laughs"), and the expansion is what
+    would be stored and served. Frontmatter never needs them, so they are
+    refused outright rather than measured after the damage; nesting is
+    capped at the JSON depth every other caller input gets (docs/limits.md).
+    """
+    depth = 0
+    for event in yaml.parse(raw, Loader=_YamlLoader):
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise InvalidInput(
+                "YAML anchors and aliases (&name, *name, <<: *name) are not allowed in "
+                "frontmatter.",
+                suggestion="Write each value out in full instead of referring to an anchor.",
+                field="content",
+            )
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise InvalidInput(
+                    f"Frontmatter nests deeper than {MAX_JSON_DEPTH} levels.",
+                    suggestion="Flatten the frontmatter (docs/limits.md).",
+                    field="content",
+                )
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
 def split_frontmatter(content: str) -> tuple[dict[str, Any], str]:
     """Split ``content`` into (frontmatter mapping, body).
 
     Raises:
-        InvalidInput: the frontmatter is not valid YAML or not a mapping.
+        InvalidInput: the frontmatter is not valid YAML or not a mapping, or
+            uses anchors/aliases, or nests deeper than ``MAX_JSON_DEPTH``.
     """
     match = _FRONTMATTER_RE.match(content)
     if not match:
         return {}, content
     raw = match.group(1)
     try:
-        data = yaml.load(raw, Loader=_YamlLoader) if raw.strip() else {}
+        if not raw.strip():
+            data: Any = {}
+        else:
+            _refuse_expansion(raw)
+            data = yaml.load(raw, Loader=_YamlLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
@@ -213,8 +251,9 @@ def parse_page(slug: str, content: str) -> ParsedPage:
     """Parse a page's markdown into its meaning.
 
     Raises:
-        InvalidInput: malformed frontmatter or an unknown visibility.
+        InvalidInput: NUL characters, malformed frontmatter or an unknown visibility.
     """
+    validate.text(content, "content")
     frontmatter, body = split_frontmatter(content)
     visibility = str(frontmatter.get("visibility", "world")).strip().lower()
     if visibility not in ("world", "private"):

@@ -8,8 +8,10 @@ usually rejected).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from brainkeep.core.mnemo.consolidate import ConsolidateInput
@@ -29,6 +31,22 @@ from brainkeep.core.mnemo.remember import RememberInput
 from brainkeep.core.mnemo.sharing import ShareInput
 from brainkeep.core.mnemo.trajectory import AuditReport, Finding
 from brainkeep.grpc.generated import mnemo_pb2 as pb
+
+
+def string_fields(message: Message, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """Every string a request carries, as (field path, value), nested messages included.
+
+    The servicer checks them all against the one text rule
+    (``core.validate.texts``: no NUL, no lone surrogate) before any RPC runs.
+    """
+    for field, value in message.ListFields():
+        name = prefix + field.name
+        values = value if field.is_repeated else [value]
+        if field.type == FieldDescriptor.TYPE_STRING:
+            yield from ((name, item) for item in values)
+        elif field.type == FieldDescriptor.TYPE_MESSAGE:
+            for item in values:
+                yield from string_fields(item, name + ".")
 
 
 def opt(message: Message, name: str) -> Any:

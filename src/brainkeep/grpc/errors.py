@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import grpc
 
+from brainkeep.core import validate
 from brainkeep.errors import (
     BrainkeepError,
     InvalidInput,
@@ -21,6 +22,7 @@ from brainkeep.errors import (
     PermissionDenied,
     Unavailable,
 )
+from brainkeep.grpc.convert import string_fields
 
 log = logging.getLogger("brainkeep.grpc")
 
@@ -52,6 +54,7 @@ def rpc(method: F) -> F:
     @functools.wraps(method)
     def wrapper(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
         try:
+            validate.texts(string_fields(request))  # one text rule for every string field
             return method(self, request, context)
         except BrainkeepError as exc:
             code, message = status_for(exc)

@@ -17,11 +17,11 @@ all of it), which is what makes replaying a refused request possible.
 
 from __future__ import annotations
 
-import json
-
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from brainkeep.core.jsonlimits import loads_bounded
+from brainkeep.errors import InvalidInput
 from brainkeep.mcp.gate import replay_body
 
 # Stateful answers that mean "no session for this", not "bad request".
@@ -40,8 +40,9 @@ def is_initialize(body: bytes) -> bool:
     if b'"initialize"' not in body:  # cheap pre-check: most bodies are tools/call
         return False
     try:
-        message = json.loads(body)
-    except ValueError:
+        # Bounded: a 10,000-deep body must not raise RecursionError here.
+        message = loads_bounded(body.decode("utf-8"), "body")
+    except (InvalidInput, UnicodeDecodeError):
         return False
     return isinstance(message, dict) and message.get("method") == "initialize"
 

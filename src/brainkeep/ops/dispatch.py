@@ -13,6 +13,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from brainkeep.core import validate
 from brainkeep.core.context import Caller
 from brainkeep.core.verbs.common import PROTOCOL_VERSION
 from brainkeep.errors import BrainkeepError, InvalidInput, ScopeDenied
@@ -80,6 +81,8 @@ def check_params(op: Operation, params: dict[str, Any]) -> None:
                 "are declared there.",
                 field=param.name,
             )
+        if isinstance(value, str):  # NUL / lone surrogates: one text rule for every string
+            validate.text(value, param.name)
 
 
 def verb_error(exc: BrainkeepError) -> dict[str, Any]:

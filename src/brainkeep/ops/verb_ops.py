@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from brainkeep.core import limits, validate
 from brainkeep.core.models import FACT_KINDS, VISIBILITIES
 from brainkeep.core.verbs import context_pack, delta, entity, recall, remember, synthesize
 from brainkeep.ops.catalog import Operation, Param
@@ -15,10 +16,25 @@ _BRANCH = (
 )
 
 
+def _session(p: dict[str, Any]) -> str | None:
+    """Every verb's `session_id`, one rule: at most MAX_SESSION_CHARS (delta used to
+    cut longer ids silently, so a remember and a delta could name different sessions)."""
+    value = p.get("session_id")
+    if value is None:
+        return None
+    return validate.text(value, "session_id", max_chars=limits.MAX_SESSION_CHARS)
+
+
+def _query(p: dict[str, Any]) -> str | None:
+    value = p.get("query")
+    return None if value is None else validate.text(value, "query",
+                                                    max_chars=limits.MAX_QUERY_CHARS)
+
+
 def _recall(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
     return recall.recall(
-        ctx.brain.verbs, ctx.caller, entity=p.get("entity"), query=p.get("query"),
-        since=p.get("since"), session_id=p.get("session_id"),
+        ctx.brain.verbs, ctx.caller, entity=p.get("entity"), query=_query(p),
+        since=p.get("since"), session_id=_session(p),
         include_expired=bool(p.get("include_expired")), grep=p.get("grep"),
         limit=p.get("limit"), budget_tokens=p.get("budget_tokens"),
     )
@@ -28,7 +44,7 @@ def _remember(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
     return remember.remember(
         ctx.brain.verbs, ctx.caller, fact=p["fact"], provenance=p["provenance"],
         ttl=p.get("ttl"), entity=p.get("entity"), kind=p.get("kind"),
-        visibility=p.get("visibility"), session_id=p.get("session_id"),
+        visibility=p.get("visibility"), session_id=_session(p),
     )
 
 
@@ -51,7 +67,7 @@ def _context_pack(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
     return context_pack.context_pack(
         ctx.brain.verbs, ctx.caller, entities=p["entities"],
         budget_tokens=p.get("budget_tokens"),
-        since=p.get("since"), session_id=p.get("session_id"),
+        since=p.get("since"), session_id=_session(p),
         include_private=p.get("include_private"),
     )
 
@@ -60,7 +76,7 @@ def _delta(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
     return delta.delta(
         ctx.brain.verbs, ctx.caller, since=p.get("since"), since_slug=p.get("since_slug"),
         entities=p.get("entities"), budget_tokens=p.get("budget_tokens"),
-        session_id=p.get("session_id"), include_private=p.get("include_private"),
+        session_id=_session(p), include_private=p.get("include_private"),
     )
 
 
@@ -93,8 +109,8 @@ VERB_OPERATIONS: tuple[Operation, ...] = (
             Param("session_id", "string", "Only facts saved in this session."),
             Param("include_expired", "boolean", "Also return expired facts (default false)."),
             Param("grep", "string", "Case-insensitive substring filter on fact text."),
-            Param("limit", "number", "Per-arm cap: facts and search results each (default 50, "
-                  "max 100)."),
+            Param("limit", "number", "Per-arm cap: facts and search results each (default 50; "
+                  "at least 1; above 100 means 100)."),
         ),
         scope="read",
         handler=_recall,

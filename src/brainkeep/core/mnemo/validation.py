@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from brainkeep.core.clock import format_ts, parse_ts
+from brainkeep.core import validate
+from brainkeep.core.clock import format_ts
 from brainkeep.core.ids import is_uuid
+from brainkeep.core.jsonlimits import loads_bounded
+from brainkeep.core.limits import (
+    MAX_EXPIRY_HOURS,
+    MAX_ID_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+)
+from brainkeep.core.limits import (
+    MAX_IDS_PER_CALL as MAX_IDS_PER_CALL,  # re-exported: Forget checks it as v.MAX_IDS_PER_CALL
+)
 from brainkeep.core.mnemo.models import DEFAULT_AGENT
 from brainkeep.errors import InvalidInput
 
-MAX_ID_CHARS = 256
-MAX_IDS_PER_CALL = 1000
-MAX_TAGS = 64
-MAX_TAG_CHARS = 128
-MAX_JSON_CHARS = 1_000_000
 _AGENT_RE = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
@@ -88,19 +93,13 @@ def unit_float(value: float | None, field: str) -> float | None:
 
 
 def json_object(text: str | None, field: str, *, allow_any: bool = False) -> Any:
-    """Parse a JSON-encoded string field; objects only unless ``allow_any``."""
+    """Parse a JSON-encoded string field; objects only unless ``allow_any``.
+
+    Size, depth (64), NaN/Infinity and string rules: ``core.jsonlimits``.
+    """
     if text is None or text == "":
         return {}
-    if len(text) > MAX_JSON_CHARS:
-        raise InvalidInput(f"`{field}` is longer than {MAX_JSON_CHARS} characters.", field=field)
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(
-            f"`{field}` is not valid JSON: {exc.msg} at position {exc.pos}.",
-            suggestion=f'Send `{field}` as a JSON object, e.g. {{"source": "chat"}}.',
-            field=field,
-        ) from exc
+    value = loads_bounded(text, field)
     if not allow_any and not isinstance(value, dict):
         raise InvalidInput(f"`{field}` must be a JSON object.", field=field)
     return value
@@ -139,23 +138,16 @@ def id_list(values: list[str] | tuple[str, ...], field: str) -> tuple[str, ...]:
 
 
 def timestamp(value: str | None, field: str) -> str | None:
-    """An RFC 3339 / ISO 8601 instant in the canonical stored form."""
+    """An RFC 3339 instant with an offset, in the canonical stored form (``validate.instant``)."""
     if not value:
         return None
-    try:
-        return format_ts(parse_ts(value))
-    except ValueError as exc:
-        raise InvalidInput(
-            f"`{field}` {value[:40]!r} is not an RFC 3339 timestamp.",
-            suggestion='Use e.g. "2026-06-01T12:00:00Z".',
-            field=field,
-        ) from exc
+    return validate.instant(value, field)
 
 
 def expiry(now: datetime, hours: float | None, field: str = "expires_in_hours") -> str | None:
     """``now + hours`` for a positive, finite number of hours (at most ~100 years)."""
     if hours is None:
         return None
-    if not math.isfinite(hours) or hours <= 0 or hours > 876_000:
+    if not math.isfinite(hours) or hours <= 0 or hours > MAX_EXPIRY_HOURS:
         raise InvalidInput(f"`{field}` must be a positive number of hours.", field=field)
     return format_ts(now.astimezone(UTC) + timedelta(hours=hours))

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
+from brainkeep.core import validate
 from brainkeep.core.clock import format_ts, parse_ts
+from brainkeep.core.limits import MAX_ENTITIES, MAX_SINCE_DAYS
 from brainkeep.errors import InvalidInput
 
 PROTOCOL_VERSION = 1
-MAX_ENTITIES = 8
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -22,7 +23,9 @@ U = TypeVar("U")
 def iso_z(moment: datetime) -> str:
     """ISO 8601 UTC with milliseconds and a literal Z (the wire timestamp shape)."""
     moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    # %Y renders year 1 as "1": pad to the 4-digit year every reader expects.
+    return (f"{moment.year:04d}" + moment.strftime("-%m-%dT%H:%M:%S.")
+            + f"{moment.microsecond // 1000:03d}Z")
 
 
 _MICROS_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
@@ -32,15 +35,11 @@ _RELATIVE = re.compile(
 
 
 def parse_iso(value: str, *, field: str) -> datetime:
-    """Parse an ISO 8601 date/datetime or raise ``InvalidInput`` with an example."""
-    try:
-        return parse_ts(value)
-    except (ValueError, TypeError) as exc:
-        raise InvalidInput(
-            f"Cannot parse {field} {value!r} as an ISO 8601 date or timestamp.",
-            suggestion=f'Pass {field} as ISO 8601, e.g. "2026-06-01" or "2026-06-01T12:00:00Z".',
-            field=field,
-        ) from exc
+    """Parse an ISO 8601 date/datetime or raise ``InvalidInput`` with an example.
+
+    The rule is ``validate.date_or_time``: no offset means UTC, 4-digit years.
+    """
+    return validate.date_or_time(value, field)
 
 
 def normalize_cursor(value: str, *, field: str = "since") -> str:
@@ -65,12 +64,19 @@ def storage_ts(text: str) -> str:
 
 
 def parse_since(value: str, now: datetime) -> datetime:
-    """recall's `since`: ISO 8601 first, then a relative form like '8 hours ago' or '2d'."""
-    text = value.strip()
+    """recall's `since`: ISO 8601 first, then a relative form like '8 hours ago' or '2d'.
+
+    Raises:
+        InvalidInput: neither form, or a relative span over ``MAX_SINCE_DAYS``
+            (a huge count once overflowed the date: an internal error).
+    """
+    text = validate.text(value, "since").strip()
     try:
-        return parse_ts(text)
+        parse_ts(text)
     except ValueError:
         pass
+    else:
+        return validate.date_or_time(text, "since")
     match = _RELATIVE.match(text)
     if not match:
         raise InvalidInput(
@@ -79,9 +85,15 @@ def parse_since(value: str, now: datetime) -> datetime:
             '"2026-06-01T12:00:00Z" (relative forms like "8 hours ago" or "2d" also work).',
             field="since",
         )
-    amount, unit = int(match.group(1)), match.group(2).lower()
+    digits, unit = match.group(1).lstrip("0") or "0", match.group(2).lower()
     seconds = {"s": 1, "m": 60, "h": 3600, "d": 86400}[unit[0]]
-    return now - timedelta(seconds=amount * seconds)
+    if len(digits) > 12 or int(digits) * seconds > MAX_SINCE_DAYS * 86400:
+        raise InvalidInput(
+            f"since {value[:40]!r} reaches back more than {MAX_SINCE_DAYS} days.",
+            suggestion='Use a shorter span such as "30d", or an ISO 8601 date like "2000-01-01".',
+            field="since",
+        )
+    return now - timedelta(seconds=int(digits) * seconds)
 
 
 def parse_budget(value: Any) -> int | None:

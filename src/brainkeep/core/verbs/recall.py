@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from brainkeep.core import validate
 from brainkeep.core.clock import format_ts
 from brainkeep.core.context import Caller
+from brainkeep.core.limits import RECALL_LIMIT_DEFAULT, RECALL_LIMIT_MAX
 from brainkeep.core.verbs.common import (
     PROTOCOL_VERSION,
     estimate_tokens,
@@ -18,15 +20,14 @@ from brainkeep.core.verbs.views import fact_object
 if TYPE_CHECKING:
     from brainkeep.core.verbs.services import VerbServices
 
-DEFAULT_LIMIT = 50
-MAX_LIMIT = 100
+DEFAULT_LIMIT = RECALL_LIMIT_DEFAULT
+MAX_LIMIT = RECALL_LIMIT_MAX
 
 
 def clamp_limit(value: Any) -> int:
-    """Per-arm limit: default 50, clamped to [1, 100]; non-integers mean the default."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 1:
-        return DEFAULT_LIMIT
-    return min(int(value), MAX_LIMIT)
+    """Per-arm limit: default 50; above 100 means 100; below 1 is ``InvalidInput``
+    (the one limit rule, ``core.validate.limit``, shared with search and gRPC)."""
+    return validate.limit(value, default=DEFAULT_LIMIT, maximum=MAX_LIMIT)
 
 
 def recall(

@@ -6,6 +6,7 @@ import json
 import sqlite3
 from typing import Any
 
+from brainkeep.core.limits import MAX_STORED_FRONTMATTER_CHARS
 from brainkeep.core.models import Event, Memory, Page
 
 _PAGE_FIELDS = (
@@ -28,7 +29,7 @@ def page_from_row(row: sqlite3.Row) -> Page:
         slug=row["slug"],
         title=row["title"],
         type=row["type"],
-        frontmatter=json.loads(row["frontmatter"]),
+        frontmatter=_frontmatter(row["frontmatter"]),
         body=row["body"],
         content=row["content"],
         content_hash=row["content_hash"],
@@ -39,6 +40,16 @@ def page_from_row(row: sqlite3.Row) -> Page:
         last_retrieved_at=row["last_retrieved_at"],
         deleted_at=row["deleted_at"],
     )
+
+
+def _frontmatter(text: str) -> dict[str, Any]:
+    # A page stored before YAML aliases were refused can hold their expansion
+    # (tens of MB from a few hundred bytes): it is not decoded or served. The
+    # page's own content is intact, and a put_page of it now says why.
+    if len(text) > MAX_STORED_FRONTMATTER_CHARS:
+        return {}
+    value: dict[str, Any] = json.loads(text)
+    return value
 
 
 def memory_from_row(row: sqlite3.Row) -> Memory:
@@ -84,6 +95,7 @@ def memory_from_row(row: sqlite3.Row) -> Memory:
         deleted_at=row["deleted_at"],
         delete_strategy=row["delete_strategy"],
         redacted_at=row["redacted_at"],
+        shared_by_grant=bool(row["shared_by_grant"]),
     )
 
 
