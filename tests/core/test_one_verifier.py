@@ -133,9 +133,10 @@ def test_memory_insert_has_one_payload_whoever_wrote_it(brain: Brain) -> None:
 
 
 def test_trajectory_audit_counts_an_mcp_forget_for_the_owner(brain: Brain) -> None:
+    # No org: TrajectoryAudit carries no org_id, so it reads the no-org tenant only.
     memory = brain.mnemo.remember(RememberInput(content="temporary", agent_id="alice",
-                                                org_id="acme", scope="public"))
-    brain.facts.forget(memory.uuid, ACME_LOCAL)
+                                                scope="public"))
+    brain.facts.forget(memory.uuid, Caller(remote=False, client_id="local", transport="cli"))
     report = brain.mnemo.trajectory_audit(agent_id="alice", thread_id=None,
                                           active_bank_ceiling=None, fact_key=None,
                                           named_forget_strategies=())

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from brainkeep.core.ids import uuid7
+from brainkeep.core.mnemo import thread_scope
 from brainkeep.core.mnemo import validation as v
 from brainkeep.core.mnemo.context import MnemoContext
 from brainkeep.core.mnemo.models import (
@@ -185,14 +186,21 @@ def merge(ctx: MnemoContext, *, thread_id: str, agent_id: str | None, source_bra
 def replay(ctx: MnemoContext, *, thread_id: str, agent_id: str | None,
            checkpoint_id: str | None, branch_name: str | None,
            as_of: str | None) -> ReplayOutcome:
-    """A checkpoint's state, memories and chain status; or a virtual one ``as_of``."""
+    """A checkpoint's state, memories and chain status; or a virtual one ``as_of``.
+
+    The request's agent reads in the no-org tenant (Replay has no ``org_id``):
+    memories, ``memory_refs``, the event count and the chain totals cover only
+    what that reader may see now (core/mnemo/thread_scope.py). A checkpoint
+    keeps every ref it recorded; a ref hidden or hard-deleted is left out.
+    """
     t = Thread.parse(agent_id, thread_id)
     at = v.timestamp(as_of, "as_of")
     name = _branch(branch_name, "branch_name")
+    scope, now = thread_scope.reader_scope(t.agent_id), ctx.clock.now_ts()
     if at:
         base = ctx.store.mnemo_latest_checkpoint_before(t.agent_id, t.thread_id, name, at)
         memories = ctx.store.mnemo_thread_memories(ctx.source_id, t.agent_id, t.thread_id,
-                                                   at=at, as_of=True)
+                                                   at=at, as_of=True, scope=scope, now=now)
         body: dict[str, Any] = {
             "id": None, "virtual": True, "as_of": at, "thread_id": t.thread_id,
             "agent_id": t.agent_id, "branch_name": name,
@@ -207,19 +215,23 @@ def replay(ctx: MnemoContext, *, thread_id: str, agent_id: str | None,
         cp = (_owned(ctx, t, checkpoint_id, "checkpoint_id") if checkpoint_id
               else _head(ctx, t, name))
         found = ctx.store.mnemo_memories_by_uuid(list(cp.memory_refs))
-        memories = [found[r] for r in cp.memory_refs if r in found]  # hard-deleted: gone
+        sees = thread_scope.memory_filter(ctx, scope, now)
+        memories = [found[r] for r in cp.memory_refs  # hard-deleted: gone
+                    if r in found and sees(found[r])]
+        refs = [m.uuid for m in memories]
         body = {
             "id": cp.id, "virtual": False, "thread_id": cp.thread_id, "agent_id": cp.agent_id,
             "branch_name": cp.branch_name, "parent_id": cp.parent_id,
             "merge_parent_id": cp.merge_parent_id, "kind": cp.kind, "label": cp.label,
             "state_snapshot": cp.state_snapshot, "metadata": cp.metadata,
-            "memory_refs": list(cp.memory_refs), "event_cursor": cp.event_cursor,
+            "memory_refs": refs, "event_cursor": cp.event_cursor,
             "created_at": cp.created_at,
         }
-        events = ctx.store.mnemo_count_memory_events(list(cp.memory_refs),
-                                                     max_seq=cp.event_cursor, max_ts=None)
+        events = ctx.store.mnemo_count_memory_events(refs, max_seq=cp.event_cursor, max_ts=None)
         upto = cp.created_at
     # Oldest first, up to the replayed instant: the reference walked newest-first.
-    status = verify_memories(ctx.store, t.agent_id, t.thread_id, created_before=upto,
-                             check_log=False)
+    status = verify_memories(
+        ctx.store, t.agent_id, t.thread_id, created_before=upto, check_log=False,
+        visible=thread_scope.record_filter(ctx, scope, t.agent_id, t.thread_id,
+                                           created_before=upto))
     return ReplayOutcome(body, tuple(memories), events, status)

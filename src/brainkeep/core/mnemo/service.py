@@ -17,6 +17,7 @@ from brainkeep.core.mnemo import (
     remember,
     sharing,
     subject,
+    thread_scope,
     trajectory,
 )
 from brainkeep.core.mnemo import validation as v
@@ -105,10 +106,15 @@ class MnemoService:
     def verify(self, agent_id: str | None, thread_id: str | None) -> VerifyOutcome:
         """Chains of one agent (validated) or of all agents when ``agent_id`` is None.
 
-        The one verifier ``brainkeep verify`` runs too (core/verify.py).
+        The one verifier ``brainkeep verify`` runs too (core/verify.py), over
+        every row of the chains; what it reports is the reader's scope
+        (core/mnemo/thread_scope.py): no other org's memories, no hidden ids.
         """
         agent = None if agent_id is None else v.agent_id(agent_id)
-        return verify_memories(self.ctx.store, agent, v.label(thread_id, "thread_id"))
+        thread = v.label(thread_id, "thread_id")
+        visible = thread_scope.record_filter(self.ctx, thread_scope.reader_scope(agent),
+                                             agent, thread)
+        return verify_memories(self.ctx.store, agent, thread, visible=visible)
 
     def trajectory_audit(self, *, agent_id: str | None, thread_id: str | None,
                          active_bank_ceiling: int | None, fact_key: str | None,

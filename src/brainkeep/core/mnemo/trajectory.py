@@ -15,6 +15,10 @@ memories are live, so a redaction after a soft delete is not counted twice.
 Memory events carry one payload whichever protocol wrote them (core/events.py),
 so an agent's scope also covers MCP-side changes to its memories (an MCP
 ``forget`` is a ``memory.expire`` naming the memory's ``owner``).
+
+Every signal covers only memories the reader may see (core/mnemo/thread_scope.py:
+the agent in the no-org tenant, or that whole tenant for "all agents"); recall
+batches name agents, not memories, and are counted as before.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 
 from brainkeep.core.mnemo import validation as v
 from brainkeep.core.mnemo.context import MnemoContext
+from brainkeep.core.mnemo.thread_scope import reader_scope
 from brainkeep.errors import InvalidInput
 
 DEFAULT_CEILING = 1024
@@ -91,6 +96,9 @@ def audit(ctx: MnemoContext, *, agent_id: str | None, thread_id: str | None,
     key = v.label(fact_key, "fact_key") or DEFAULT_FACT_KEY
     named = set(named_forget_strategies or CANONICAL_STRATEGIES)
     ctx.reads.flush()  # buffered recalls are part of the trajectory
+    # Findings and counts cover only memories the reader may see (no org_id on
+    # the request: the no-org tenant; no agent: that whole tenant).
+    scope, now = reader_scope(agent), ctx.clock.now_ts()
 
     live: set[str] = set()
     timeline: list[tuple[str, int]] = []
@@ -99,7 +107,7 @@ def audit(ctx: MnemoContext, *, agent_id: str | None, thread_id: str | None,
     unlabelled: list[int] = []
     reads: dict[str, int] = {}
     writes: dict[str, int] = {}
-    for event in ctx.store.mnemo_audit_events(agent, thread):
+    for event in ctx.store.mnemo_audit_events(agent, thread, scope=scope, now=now):
         count += 1
         if event.kind == "memory.recall":
             for reader in event.readers:
@@ -132,7 +140,7 @@ def audit(ctx: MnemoContext, *, agent_id: str | None, thread_id: str | None,
 
     growth_sev = "ok" if breaches == 0 else "warn" if peak <= 2 * ceiling else "fail"
     facts: dict[str, list[Any]] = {}
-    for write in ctx.store.mnemo_fact_writes(agent, thread, key):
+    for write in ctx.store.mnemo_fact_writes(agent, thread, key, scope=scope, now=now):
         facts.setdefault(write.fact_id, []).append(write)
     stale = []
     for fact_id, group in sorted(facts.items()):
