@@ -12,13 +12,14 @@ from .conftest import VerbHarness
 
 PAGE_OPS = {"put_page", "get_page", "list_pages", "delete_page", "search", "add_link",
             "add_timeline_entry"}
+ADMIN_OPS = {"revoke_grant"}  # full surface only, admin scope
 
 
 def test_verbs_surface_is_exactly_the_seven(harness: VerbHarness) -> None:
     verbs = Dispatcher(build_catalog(), harness.brain, surface="verbs")
     assert [op.name for op in verbs.visible()] == list(VERB_NAMES)
     full = Dispatcher(build_catalog(), harness.brain, surface="full")
-    assert {op.name for op in full.visible()} == set(VERB_NAMES) | PAGE_OPS
+    assert {op.name for op in full.visible()} == set(VERB_NAMES) | PAGE_OPS | ADMIN_OPS
 
 
 def test_hidden_tool_called_by_name_is_unknown_tool(harness: VerbHarness) -> None:

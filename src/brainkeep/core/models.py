@@ -189,6 +189,9 @@ class Memory:
     deleted_at: str | None
     delete_strategy: str | None
     redacted_at: str | None
+    # Share turned this memory from private into shared: it reads as shared
+    # only while one of its ACLs is live (core/scope.py, ``shares_live``).
+    shared_by_grant: bool = False
 
     @property
     def fact_id(self) -> str:

@@ -14,7 +14,12 @@ engine's one compiled fragment, nowhere else (docs/data-model.md,
 * quarantined memories are invisible to every remote reader;
 * ``private`` memories: their owner only (and the trusted local CLI);
   ``shared``: the owner plus holders of a live ACL or delegation;
-  ``public``/``global`` (MCP ``world``): every reader of the same tenant.
+  ``public``/``global`` (MCP ``world``): every reader of the same tenant;
+* a memory Share turned from ``private`` into ``shared``
+  (``shared_by_grant``) is ``shared`` only while at least one of its ACLs is
+  live (unexpired, unrevoked); after that it is ``private`` again, so a
+  delegation made later cannot expose what the owner shared for an hour.
+  A memory written ``shared`` stays shared whatever its ACLs do.
 """
 
 from __future__ import annotations
@@ -64,11 +69,26 @@ def in_tenant(memory: Memory, scope: ReadScope) -> bool:
     return memory.org_id == scope.org_id
 
 
-def can_see(memory: Memory, scope: ReadScope, has_live_grant: Callable[[], bool]) -> bool:
+def shares_live(memory: Memory, any_live_acl: Callable[[], bool]) -> bool:
+    """Whether ``memory`` reads as ``shared`` (else as ``private``) for non-owners.
+
+    ``any_live_acl`` (is any ACL on the memory unexpired and unrevoked?) is
+    asked only for memories Share made shared: an expired or revoked share
+    must not leave a row that later delegations (by tags, or all) cover.
+    """
+    if memory.scope != "shared":
+        return False
+    return not memory.shared_by_grant or any_live_acl()
+
+
+def can_see(memory: Memory, scope: ReadScope, has_live_grant: Callable[[], bool],
+            any_live_acl: Callable[[], bool]) -> bool:
     """The visibility rule for one row already known to be live.
 
     Engines compile the same rule into their queries; this form serves reads
-    by id. ``has_live_grant`` is asked only for ``shared`` rows of other owners.
+    by id. ``has_live_grant`` (does the reader hold a live ACL or delegation?)
+    and ``any_live_acl`` (see ``shares_live``) are asked only for ``shared``
+    rows of other owners.
     """
     if not in_tenant(memory, scope):
         return False
@@ -78,7 +98,7 @@ def can_see(memory: Memory, scope: ReadScope, has_live_grant: Callable[[], bool]
         return False
     if memory.scope in OPEN_SCOPES or scope.owns(memory):
         return True
-    return memory.scope == "shared" and bool(scope.reader) and has_live_grant()
+    return bool(scope.reader) and shares_live(memory, any_live_acl) and has_live_grant()
 
 
 def may_change(memory: Memory, scope: ReadScope, holds: Callable[[str], bool],

@@ -6,6 +6,7 @@ from typing import Any
 
 from brainkeep.ops.catalog import Catalog
 from brainkeep.ops.dispatch import Dispatcher
+from brainkeep.ops.grant_ops import GRANT_OPERATIONS
 from brainkeep.ops.page_ops import PAGE_OPERATIONS
 from brainkeep.ops.response_schemas import VERB_NAMES
 from brainkeep.ops.usage import UsageLog
@@ -16,7 +17,7 @@ __all__ = ["VERB_NAMES", "build_catalog", "open_dispatcher"]
 
 def build_catalog() -> Catalog:
     """Every operation, declared once."""
-    return Catalog(VERB_OPERATIONS + PAGE_OPERATIONS)
+    return Catalog(VERB_OPERATIONS + PAGE_OPERATIONS + GRANT_OPERATIONS)
 
 
 def open_dispatcher(brain: Any, surface: str) -> Dispatcher:

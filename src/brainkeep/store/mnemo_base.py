@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Protocol
 
 from brainkeep.core.mnemo.models import (
+    Acl,
     AuditEvent,
     Checkpoint,
     Delegation,
@@ -19,6 +20,7 @@ from brainkeep.core.mnemo.models import (
     MemoryFilter,
 )
 from brainkeep.core.models import Memory
+from brainkeep.core.scope import ReadScope
 from brainkeep.store.base import Store
 
 
@@ -46,7 +48,17 @@ class MnemoStore(Store, Protocol):
         now: str,
         expires_at: str | None,
     ) -> str: ...
-    def mnemo_set_scope(self, memory_id: int, scope: str, visibility: str, now: str) -> None: ...
+    def mnemo_set_scope(self, memory_id: int, scope: str, visibility: str, now: str, *,
+                        by_grant: bool = False) -> None: ...
+    def mnemo_any_live_acl(self, memory_id: int, now: str) -> bool: ...
+    def mnemo_list_acls(self, *, acl_id: str | None = None, memory_uuid: str | None = None,
+                        grantee: str | None = None) -> list[Acl]: ...
+    def mnemo_list_delegations(self, *, delegation_id: str | None = None,
+                               owner: str | None = None,
+                               delegate: str | None = None) -> list[Delegation]: ...
+    def mnemo_delete_acl(self, acl_id: str) -> bool: ...
+    def mnemo_delegation_tree(self, delegation_id: str) -> list[str]: ...
+    def mnemo_delete_delegations(self, delegation_ids: list[str]) -> None: ...
     def mnemo_insert_delegation(
         self, delegation: Delegation, memory_ids: list[int], tags: list[str]
     ) -> None: ...
@@ -76,7 +88,8 @@ class MnemoStore(Store, Protocol):
         self, agent_id: str, thread_id: str, branch_name: str, ts: str
     ) -> Checkpoint | None: ...
     def mnemo_thread_memories(
-        self, source_id: str, agent_id: str, thread_id: str, *, at: str, as_of: bool
+        self, source_id: str, agent_id: str, thread_id: str, *, at: str, as_of: bool,
+        scope: ReadScope | None = None, now: str | None = None,
     ) -> list[Memory]: ...
     def mnemo_max_event_seq(self) -> int: ...
     def mnemo_count_memory_events(self, uuids: list[str], *, max_seq: int | None,
@@ -84,9 +97,12 @@ class MnemoStore(Store, Protocol):
 
     # -- verification and audit ----------------------------------------------------
     # (the chain scans Verify needs are on ``Store``: core/verify.py uses them)
+    # ``scope`` (grants live at ``now``): only what its reader may see.
     def mnemo_audit_events(
-        self, agent_id: str | None, thread_id: str | None
+        self, agent_id: str | None, thread_id: str | None, *,
+        scope: ReadScope | None = None, now: str | None = None,
     ) -> Iterator[AuditEvent]: ...
     def mnemo_fact_writes(
-        self, agent_id: str | None, thread_id: str | None, fact_key: str
+        self, agent_id: str | None, thread_id: str | None, fact_key: str, *,
+        scope: ReadScope | None = None, now: str | None = None,
     ) -> list[FactWrite]: ...

@@ -17,3 +17,8 @@ def holds(store: MnemoStore, memory: Memory, scope: ReadScope, permission: str,
         permission in IMPLIED[g.permission]
         for g in store.mnemo_grants(memory, scope.reader, now)
     )
+
+
+def any_live_acl(store: MnemoStore, memory: Memory, now: str) -> bool:
+    """Whether any ACL on ``memory`` is live (``core/scope.py`` ``shares_live`` asks)."""
+    return store.mnemo_any_live_acl(memory.id, now)

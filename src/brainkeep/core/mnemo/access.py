@@ -4,8 +4,11 @@ Rules (docs/grpc.md, "Visibility"):
 
 * the owner (``agent_id`` of the row) holds every permission; the MCP owner
   ``''`` can never be a gRPC caller, so MCP facts have no gRPC owner;
-* an unexpired ACL (Share) or delegation (Delegate) grants its permission and
-  what it implies (every grant implies ``read``; ``admin`` implies all);
+* an unexpired, unrevoked ACL (Share) or delegation (Delegate) grants its
+  permission and what it implies (every grant implies ``read``; ``admin``
+  implies all);
+* a memory Share turned from private into shared reads as private again once
+  none of its ACLs is live (``core/scope.py`` ``shares_live``): its owner only;
 * a memory without an owner (an MCP fact of an unbound caller) may be changed
   by any writer who can read it — the rule MCP ``forget`` applies too
   (``core/scope.py`` ``may_change``);
@@ -19,7 +22,7 @@ from __future__ import annotations
 from brainkeep.core.mnemo.context import MnemoContext
 from brainkeep.core.mnemo.models import IMPLIED, OPEN_SCOPES, Grant
 from brainkeep.core.models import Memory
-from brainkeep.core.scope import ReadScope, may_change
+from brainkeep.core.scope import ReadScope, may_change, shares_live
 from brainkeep.errors import NotFound, PermissionDenied
 
 OWNER = Grant("admin", "owner")
@@ -47,8 +50,14 @@ def can_read(ctx: MnemoContext, memory: Memory, agent: str, now: str) -> bool:
     """True when ``agent`` may read ``memory`` by id."""
     if memory.scope in OPEN_SCOPES and memory.org_id is None:
         return True
+    if memory.agent_id and memory.agent_id == agent:
+        return True
+    if memory.scope == "shared" and not shares_live(
+        memory, lambda: ctx.store.mnemo_any_live_acl(memory.id, now)
+    ):
+        return False  # the share expired or was revoked: private again
     if memory.scope == "private":
-        return bool(memory.agent_id) and memory.agent_id == agent
+        return False
     return holding(grants(ctx, memory, agent, now), "read") is not None
 
 

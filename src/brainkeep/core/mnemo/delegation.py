@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from brainkeep.core.audit import delegation_state_hash
 from brainkeep.core.ids import uuid7
 from brainkeep.core.mnemo import access
 from brainkeep.core.mnemo import validation as v
@@ -134,7 +135,12 @@ def delegate(ctx: MnemoContext, req: DelegateInput) -> Delegation:
                 {"agent_id": delegator, "owner": owner, "delegate": delegate_to,
                  "permission": permission, "selector": record.selector, "memory_ids": list(uuids),
                  "tag_count": len(tags), "depth": depth, "max_depth": max_depth,
-                 "parent_id": record.parent_id, "expires_at": expires_at},
+                 "parent_id": record.parent_id, "expires_at": expires_at,
+                 "delegation_hash": delegation_state_hash(
+                     id=record.id, owner=owner, delegator=delegator, delegate=delegate_to,
+                     permission=permission, selector=record.selector, depth=depth,
+                     max_depth=max_depth, parent_id=record.parent_id, created_at=now,
+                     expires_at=expires_at, tags=list(tags))},
                 actor=delegator, now=now)
         return record
 

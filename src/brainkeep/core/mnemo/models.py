@@ -94,6 +94,37 @@ class Delegation:
     parent_id: str | None
     created_at: str
     expires_at: str | None
+    tags: tuple[str, ...] = ()  # selector ``tags``: the tags it covers (as listed)
+
+    def status(self, now: str) -> str:
+        """``expired`` or ``active`` at ``now`` (a revoked delegation has no row)."""
+        return grant_status(self.expires_at, now)
+
+
+@dataclass(frozen=True)
+class Acl:
+    """A stored ACL row (Share) with its memory's ids (migrations 0003, 0010)."""
+
+    id: str
+    memory_id: int
+    memory_uuid: str
+    owner: str
+    grantee: str
+    permission: str
+    granted_by: str
+    created_at: str
+    expires_at: str | None
+
+    def status(self, now: str) -> str:
+        """``expired`` or ``active`` at ``now`` (a revoked ACL has no row)."""
+        return grant_status(self.expires_at, now)
+
+
+def grant_status(expires_at: str | None, now: str) -> str:
+    """One status rule for ACLs and delegations (the SQL form: ``visibility.acl_live``)."""
+    if expires_at is not None and expires_at <= now:
+        return "expired"
+    return "active"
 
 
 @dataclass(frozen=True)

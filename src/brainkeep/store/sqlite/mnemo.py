@@ -8,6 +8,7 @@ reference filtered ``org_id`` in some strategies only.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from brainkeep.core.mnemo.models import (
@@ -166,8 +167,7 @@ class MnemoMixin:
             "INSERT INTO mnemo_acls (id, memory_id, grantee, permission, granted_by, created_at, "
             "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id, grantee) DO UPDATE "
             "SET permission = excluded.permission, granted_by = excluded.granted_by, "
-            "created_at = excluded.created_at, expires_at = excluded.expires_at, "
-            "revoked_at = NULL, revoked_by = NULL",
+            "created_at = excluded.created_at, expires_at = excluded.expires_at",
             (acl_id, memory_id, grantee, permission, granted_by, now, expires_at),
         )
         return str(
@@ -213,8 +213,7 @@ class MnemoMixin:
             Acl(id=r["id"], memory_id=r["memory_id"], memory_uuid=r["memory_uuid"],
                 owner=r["owner"], grantee=r["grantee"], permission=r["permission"],
                 granted_by=r["granted_by"], created_at=r["created_at"],
-                expires_at=r["expires_at"], revoked_at=r["revoked_at"],
-                revoked_by=r["revoked_by"])
+                expires_at=r["expires_at"])
             for r in rows
         ]
 
@@ -223,13 +222,16 @@ class MnemoMixin:
                                delegate: str | None = None) -> list[Delegation]:
         """Delegation rows (every status), newest first, optionally narrowed."""
         clauses, params = ["1 = 1"], list[Any]()
-        for column, value in (("id", delegation_id), ("owner", owner), ("delegate", delegate)):
+        for column, value in (("d.id", delegation_id), ("d.owner", owner),
+                              ("d.delegate", delegate)):
             if value is not None:
                 clauses.append(f"{column} = ?")
                 params.append(value)
         rows = self.db.all(
-            f"SELECT * FROM mnemo_delegations WHERE {' AND '.join(clauses)} "
-            "ORDER BY created_at DESC, id DESC",
+            "SELECT d.*, (SELECT json_group_array(i.tag) FROM mnemo_delegation_items i "
+            "WHERE i.delegation_id = d.id AND i.tag IS NOT NULL) AS tag_list "
+            f"FROM mnemo_delegations d WHERE {' AND '.join(clauses)} "
+            "ORDER BY d.created_at DESC, d.id DESC",
             params,
         )
         return [
@@ -237,39 +239,29 @@ class MnemoMixin:
                        delegate=r["delegate"], permission=r["permission"],
                        selector=r["selector"], depth=r["depth"], max_depth=r["max_depth"],
                        parent_id=r["parent_id"], created_at=r["created_at"],
-                       expires_at=r["expires_at"], revoked_at=r["revoked_at"],
-                       revoked_by=r["revoked_by"])
+                       expires_at=r["expires_at"],
+                       tags=tuple(sorted(json.loads(r["tag_list"] or "[]"))))
             for r in rows
         ]
 
-    def mnemo_revoke_acl(self, acl_id: str, now: str, actor: str) -> bool:
-        """Stamp an unrevoked ACL revoked; False when it was already (or does not exist)."""
-        return self.db.execute(
-            "UPDATE mnemo_acls SET revoked_at = ?, revoked_by = ? "
-            "WHERE id = ? AND revoked_at IS NULL",
-            (now, actor, acl_id),
-        ).rowcount == 1
+    def mnemo_delete_acl(self, acl_id: str) -> bool:
+        """Remove an ACL row (revocation); False when there was none."""
+        return self.db.execute("DELETE FROM mnemo_acls WHERE id = ?", (acl_id,)).rowcount == 1
 
-    def mnemo_revoke_delegation(self, delegation_id: str, now: str, actor: str) -> list[str]:
-        """Stamp a delegation and every re-delegation below it revoked.
-
-        Returns the ids newly revoked, the named one first (already revoked
-        rows are skipped, and a revoked parent's subtree was stamped with it).
-        """
+    def mnemo_delegation_tree(self, delegation_id: str) -> list[str]:
+        """The delegation's id and every re-delegation below it, parents before children."""
         rows = self.db.all(
             "WITH RECURSIVE tree(id, level) AS (SELECT id, 0 FROM mnemo_delegations "
             "WHERE id = ? UNION ALL SELECT d.id, tree.level + 1 FROM mnemo_delegations d "
-            "JOIN tree ON d.parent_id = tree.id) "
-            "SELECT t.id FROM tree t JOIN mnemo_delegations d ON d.id = t.id "
-            "WHERE d.revoked_at IS NULL ORDER BY t.level, t.id",
+            "JOIN tree ON d.parent_id = tree.id) SELECT id FROM tree ORDER BY level, id",
             (delegation_id,),
         )
-        ids = [str(r["id"]) for r in rows]
-        self.db.executemany(
-            "UPDATE mnemo_delegations SET revoked_at = ?, revoked_by = ? WHERE id = ?",
-            [(now, actor, did) for did in ids],
-        )
-        return ids
+        return [str(r["id"]) for r in rows]
+
+    def mnemo_delete_delegations(self, delegation_ids: list[str]) -> None:
+        """Remove delegation rows and their items (children first, for ``parent_id``)."""
+        self.db.executemany("DELETE FROM mnemo_delegations WHERE id = ?",
+                            [(did,) for did in reversed(delegation_ids)])
 
     def mnemo_insert_delegation(
         self, delegation: Delegation, memory_ids: list[int], tags: list[str]

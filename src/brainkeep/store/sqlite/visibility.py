@@ -42,12 +42,31 @@ _OPEN = ", ".join(f"'{s}'" for s in OPEN_SCOPES)
 
 
 def acl_live(acl: str, now: str) -> str:
-    """An ACL row (alias ``acl``) that has not expired at placeholder ``now``."""
+    """An ACL row (alias ``acl``) that has not expired at placeholder ``now``.
+
+    A revoked ACL has no row (core/mnemo/revocation.py), so it is never live.
+    """
     return f"({acl}.expires_at IS NULL OR {acl}.expires_at > {now})"
 
 
+def shares_live(t: str, now: str) -> str:
+    """Memory ``t`` reads as shared: written shared, or Share made it so and an ACL is live.
+
+    ``core/scope.py`` ``shares_live``; the caller has already required
+    ``{t}.scope = 'shared'``.
+    """
+    return (
+        f"({t}.shared_by_grant = 0 OR EXISTS (SELECT 1 FROM mnemo_acls s "
+        f"WHERE s.memory_id = {t}.id AND {acl_live('s', now)}))"
+    )
+
+
 def delegation_covers(d: str, t: str, now: str) -> str:
-    """A live delegation row (alias ``d``) whose owner and selector cover memory ``t``."""
+    """A live delegation row (alias ``d``) whose owner and selector cover memory ``t``.
+
+    Revoking a delegation removes its row and its re-delegations' rows
+    (core/mnemo/revocation.py), so a child never outlives its parent's revocation.
+    """
     return (
         f"{d}.owner = {t}.agent_id AND ({d}.expires_at IS NULL OR {d}.expires_at > {now}) AND ("
         f"{d}.selector = 'all' "
@@ -64,7 +83,8 @@ def readable(scope: ReadScope, now: str, bind: Bind, table: str = "m") -> str:
 
     Tenant always applies; trusted readers (the local CLI) see every row of
     their tenant; remote readers never see quarantined rows and see private
-    and shared rows only as owner or live grant holder.
+    and shared rows only as owner or live grant holder (a row Share made
+    shared, only while one of its ACLs is live: ``shares_live``).
     """
     t = table
     clauses = [f"{t}.org_id IS {bind(scope.org_id)}"]
@@ -85,9 +105,12 @@ def readable(scope: ReadScope, now: str, bind: Bind, table: str = "m") -> str:
         f"EXISTS (SELECT 1 FROM mnemo_delegations d WHERE d.delegate = {bind(scope.reader)} "
         f"AND {delegation_covers('d', t, bind(now))})"
     )
+    # A live ACL of the reader proves the share live; a delegation alone
+    # covers a memory Share made shared only while some ACL on it is live.
     clauses.append(
         f"({t}.scope IN ({_OPEN}) OR {t}.agent_id = {owner} "
-        f"OR ({t}.scope = 'shared' AND ({acl} OR {delegation})))"
+        f"OR ({t}.scope = 'shared' AND ({acl} OR ({delegation} "
+        f"AND {shares_live(t, bind(now))}))))"
     )
     return " AND ".join(clauses)
 
