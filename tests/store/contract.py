@@ -10,7 +10,14 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
-from brainkeep.core.audit import GENESIS, event_body, event_hash, memory_hash, page_hash
+from brainkeep.core.audit import (
+    GENESIS,
+    event_body,
+    event_hash,
+    memory_hash,
+    page_hash,
+    page_state_hash,
+)
 from brainkeep.core.chunking import page_chunks
 from brainkeep.core.clock import format_ts
 from brainkeep.core.events import memory_insert
@@ -68,8 +75,12 @@ def put_page(store: Store, slug: str, content: str, now: str = NOW, *,
         existing = store.get_page(source_id, slug, include_deleted=True)
         page = store.save_page(draft, now, existing=existing)
         store.append_event(
-            NewEvent("page.put", "page", str(page.id), {"content_hash": page.content_hash},
-                     source_id=source_id),
+            NewEvent("page.put", "page", str(page.id), {
+                "content_hash": page.content_hash,
+                "state_hash": page_state_hash(source_id=page.source_id, slug=page.slug,
+                                              visibility=page.visibility,
+                                              deleted_at=page.deleted_at),
+            }, source_id=source_id),
             now,
         )
     return page

@@ -103,7 +103,8 @@ def test_hard_delete_removes_the_row_and_a_logged_one_is_a_tombstone(
         store.mnemo_upsert_acl(acl_id="acl", memory_id=doomed.id, grantee="bob",
                                permission="read", granted_by="owner", now=NOW, expires_at=None)
         store.mnemo_hard_delete(doomed.id)
-        store.append_event(memory_delete(doomed, actor="owner", strategy="hard_delete"), ts(3))
+        store.append_event(memory_delete(doomed, actor="owner", strategy="hard_delete",
+                                         after=None), ts(3))
     assert store.get_memory(doomed.id) is None
     assert store.get_memory_by_uuid(doomed.uuid) is None
     assert store.mnemo_memories_with_tag("default", "t") == []
@@ -230,7 +231,8 @@ def test_event_counts_for_checkpoints(store: MnemoStore) -> None:
     b = remember(store, "b", at=2)  # event seq 2
     with store.transaction():
         store.mnemo_mark_deleted(a.id, ts(3), "soft_delete")
-        store.append_event(memory_delete(a, actor="owner", strategy="soft_delete"), ts(3))
+        store.append_event(memory_delete(a, actor="owner", strategy="soft_delete",
+                                         after=store.get_memory(a.id)), ts(3))
         store.append_event(NewEvent("page.put", "page", "1", {}), ts(4))
     assert store.mnemo_max_event_seq() == 4 == store.event_head()
     uuids = [a.uuid, b.uuid]
@@ -249,7 +251,8 @@ def test_audit_events_slice_by_agent_and_thread(store: MnemoStore) -> None:
     remember(store, "theirs", agent="other", thread_id="t1", at=2)
     with store.transaction():
         # Another agent forgets my memory: it still counts for me (the owner).
-        store.append_event(memory_delete(mine, actor="other", strategy="decay"), ts(3))
+        store.append_event(memory_delete(mine, actor="other", strategy="decay",
+                                         after=mine), ts(3))
         store.append_event(NewEvent("memory.recall", "memory", "batch",
                                     {"readers": {"owner": 2, "reader-x": 1}}), ts(4))
         store.append_event(NewEvent("page.put", "page", "1", {"agent_id": "owner"}), ts(5))

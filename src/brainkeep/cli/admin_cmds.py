@@ -70,7 +70,7 @@ def init(cli: CliContext, embeddings: str | None) -> None:
                 + (f", {info['embedded']} texts embedded" if "embedded" in info else "")
             )
         click.echo("\nNext steps:")
-        click.echo("  brainkeep import ./notes            # load a folder of markdown notes")
+        click.echo("  brainkeep import examples/notes     # load the sample notes (any .md folder)")
         click.echo('  brainkeep remember "Alice prefers email" --provenance "chat" '
                    "--entity people/alice")
         click.echo("  brainkeep recall --entity people/alice")
@@ -88,30 +88,6 @@ def first_embed(cli: CliContext, brain: Brain) -> dict[str, Any]:
     brain.embeddings.embed(["brainkeep init: model check"])
     report = backfill(brain.embeddings)
     return {"provider": "local", **report_data(report)}
-
-
-@click.command()
-@json_option
-@pass_cli
-def verify(cli: CliContext) -> None:
-    """Walk the hash-chained event log and check every page and memory against it."""
-    report = verify_brain(cli.brain().store)
-
-    def human() -> None:
-        if report.valid:
-            click.echo(
-                f"valid: {report.events_checked} events, {report.pages_checked} pages, "
-                f"{report.memories_checked} memories checked"
-            )
-        else:
-            broken = report.first_broken
-            assert broken is not None
-            name = f" ({broken.slug})" if broken.slug else ""
-            click.echo(f"INVALID: {broken.kind} {broken.id}{name}: {broken.reason}")
-
-    emit(cli, report.to_dict(), human)
-    if not report.valid:
-        raise SystemExit(1)
 
 
 @click.command()

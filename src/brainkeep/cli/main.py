@@ -7,8 +7,18 @@ from pathlib import Path
 import click
 
 from brainkeep import __version__
-from brainkeep.cli import admin_cmds, embed_cmd, page_cmds, protocol_cmds, serve_cmd, verb_cmds
+from brainkeep.cli import (
+    admin_cmds,
+    embed_cmd,
+    page_cmds,
+    protocol_cmds,
+    serve_cmd,
+    verb_cmds,
+    verify_cmd,
+)
 from brainkeep.cli.app import BrainkeepGroup, CliContext
+from brainkeep.cli.grant_cmds import delegation as delegation_group
+from brainkeep.cli.grant_cmds import share as share_group
 from brainkeep.cli.token_cmds import token as token_group
 from brainkeep.core.mnemo import validation
 
@@ -49,7 +59,7 @@ for command in (
     page_cmds.delete,
     page_cmds.import_,
     page_cmds.export,
-    admin_cmds.verify,
+    verify_cmd.verify,
     admin_cmds.doctor,
     admin_cmds.config,
     serve_cmd.serve,
@@ -59,6 +69,8 @@ for command in (
 for command in verb_cmds.verb_commands():
     cli.add_command(command)
 cli.add_command(token_group)
+cli.add_command(share_group)
+cli.add_command(delegation_group)
 cli.add_command(embed_cmd.embed)
 
 

@@ -13,6 +13,12 @@ every existing chain):
 * memory content hash (the gRPC ``content_hash``) =
   ``sha256(canonical({"content", "agent_id", "created_at"}))``; memories are
   chained per (agent, thread) through ``prev_hash``.
+* access state hash (``state_hash`` in event payloads) =
+  ``sha256("state\n" + canonical(fields))`` over every column that decides
+  who may read a row or whether it is live (``MEMORY_STATE_FIELDS``,
+  ``PAGE_STATE_FIELDS``, ``ACL_STATE_FIELDS``, ``DELEGATION_STATE_FIELDS``).
+  The content hash stays the chain link; the state hash is recorded by every
+  event that changes such a column, so ``verify`` can compare the row with it.
 """
 
 from __future__ import annotations
@@ -21,7 +27,29 @@ import hashlib
 import json
 from typing import Any
 
+from brainkeep.core.models import Memory
+
 GENESIS = "0" * 64
+
+# Columns that decide who may read a memory (tenant, owner, scope, quarantine,
+# entity/provenance/tags that selectors and delegations match) or whether it
+# is live (lifecycle timestamps, supersession). Content is the content hash's.
+MEMORY_STATE_FIELDS = (
+    "source_id", "org_id", "agent_id", "thread_id", "scope", "visibility", "quarantined",
+    "entity_slug", "provenance", "tags", "valid_from", "valid_until", "expired_at",
+    "deleted_at", "redacted_at", "superseded_by", "shared_by_grant",
+)
+PAGE_STATE_FIELDS = ("source_id", "slug", "visibility", "deleted_at")
+ACL_STATE_FIELDS = (
+    "id", "memory_uuid", "grantee", "permission", "granted_by", "created_at", "expires_at",
+    "revoked_at",
+)
+# Delegation items that name memories are checked against the logged
+# ``memory_ids`` instead: a logged hard delete removes them on purpose.
+DELEGATION_STATE_FIELDS = (
+    "id", "owner", "delegator", "delegate", "permission", "selector", "depth", "max_depth",
+    "parent_id", "created_at", "expires_at", "revoked_at", "tags",
+)
 
 
 def canonical(obj: Any) -> bytes:
@@ -68,3 +96,51 @@ def memory_hash(content: str, agent_id: str, created_at: str) -> str:
     return hashlib.sha256(
         canonical({"content": content, "agent_id": agent_id, "created_at": created_at})
     ).hexdigest()
+
+
+def state_hash(fields: dict[str, Any]) -> str:
+    """The access state hash of one row's readability/liveness columns."""
+    return hashlib.sha256(b"state\n" + canonical(fields)).hexdigest()
+
+
+def memory_state(memory: Memory) -> dict[str, Any]:
+    """The hashed access state of a memory row (tags as a sorted set)."""
+    fields: dict[str, Any] = {name: getattr(memory, name) for name in MEMORY_STATE_FIELDS}
+    fields["tags"] = sorted(set(memory.tags))
+    fields["quarantined"] = bool(memory.quarantined)
+    fields["shared_by_grant"] = bool(memory.shared_by_grant)
+    return fields
+
+
+def memory_state_hash(memory: Memory) -> str:
+    """``state_hash`` of a memory row as it stands."""
+    return state_hash(memory_state(memory))
+
+
+def page_state_hash(*, source_id: str, slug: str, visibility: str,
+                    deleted_at: str | None) -> str:
+    """``state_hash`` of a page row: where it lives, who reads it, whether it is live."""
+    return state_hash({"source_id": source_id, "slug": slug, "visibility": visibility,
+                       "deleted_at": deleted_at})
+
+
+def acl_state_hash(*, id: str, memory_uuid: str, grantee: str, permission: str,
+                   granted_by: str, created_at: str, expires_at: str | None,
+                   revoked_at: str | None = None) -> str:
+    """``acl_hash`` of one ``mnemo_acls`` row (an ACL grants read access until revoked)."""
+    return state_hash({"id": id, "memory_uuid": memory_uuid, "grantee": grantee,
+                       "permission": permission, "granted_by": granted_by,
+                       "created_at": created_at, "expires_at": expires_at,
+                       "revoked_at": revoked_at})
+
+
+def delegation_state_hash(*, id: str, owner: str, delegator: str, delegate: str,
+                          permission: str, selector: str, depth: int, max_depth: int,
+                          parent_id: str | None, created_at: str, expires_at: str | None,
+                          tags: list[str], revoked_at: str | None = None) -> str:
+    """``delegation_hash`` of one ``mnemo_delegations`` row and its tag items."""
+    return state_hash({"id": id, "owner": owner, "delegator": delegator, "delegate": delegate,
+                       "permission": permission, "selector": selector, "depth": depth,
+                       "max_depth": max_depth, "parent_id": parent_id,
+                       "created_at": created_at, "expires_at": expires_at,
+                       "revoked_at": revoked_at, "tags": sorted(set(tags))})

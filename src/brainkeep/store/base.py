@@ -165,8 +165,11 @@ class Store(Protocol):
     def iter_page_contents(self) -> Iterator[tuple[str, str, str, str]]: ...
     # Verification scans (core/verify.py): memory chains, logged hard deletes
     # and logged inserts, so a row removed behind the server's back is found.
+    # ``scope`` (grants live at ``now``): only rows its reader may see, for
+    # what Verify reports; the walk itself reads every row.
     def mnemo_chain_rows(
-        self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None
+        self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None,
+        scope: ReadScope | None = None, now: str | None = None,
     ) -> list[ChainRow]: ...
     def mnemo_tombstones(self) -> list[tuple[str, str, str | None]]: ...
     def mnemo_inserted(

@@ -34,10 +34,12 @@ def apply(ctx: MnemoContext, memory: Memory, strategy: str, *, actor: str, now: 
         if memory.redacted_at:
             return False
         ctx.store.mnemo_redact(memory.id, now, REDACTED_TEXT)
-        ctx.store.append_event(events.memory_redact(memory, actor=actor), now)
+        ctx.store.append_event(events.memory_redact(
+            memory, actor=actor, after=ctx.store.get_memory(memory.id) or memory), now)
     elif strategy == "hard_delete":
         ctx.store.mnemo_hard_delete(memory.id)
-        ctx.store.append_event(events.memory_delete(memory, actor=actor, strategy=strategy), now)
+        ctx.store.append_event(
+            events.memory_delete(memory, actor=actor, strategy=strategy, after=None), now)
     elif gone:
         return False
     elif strategy == "decay":
@@ -47,7 +49,9 @@ def apply(ctx: MnemoContext, memory: Memory, strategy: str, *, actor: str, now: 
                                now)
     else:  # soft_delete | archive | consolidate
         ctx.store.mnemo_mark_deleted(memory.id, now, strategy)
-        ctx.store.append_event(events.memory_delete(memory, actor=actor, strategy=strategy), now)
+        ctx.store.append_event(events.memory_delete(
+            memory, actor=actor, strategy=strategy,
+            after=ctx.store.get_memory(memory.id) or memory), now)
     return True
 
 

@@ -7,14 +7,50 @@ from collections.abc import Iterator
 from typing import Any
 
 from brainkeep.core.mnemo.models import AuditEvent, ChainRow, FactWrite
+from brainkeep.core.scope import ReadScope
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.rows import in_list
+from brainkeep.store.sqlite.visibility import named, readable
 
 # The events TrajectoryAudit reads: memory lifecycle, scope changes, shares, recall batches.
 AUDIT_KINDS = (
     "memory.insert", "memory.delete", "memory.decay", "memory.redact", "memory.expire",
     "memory.scope", "memory.recall", "acl.grant",
 )
+
+
+def _seen(scope: ReadScope, now: str | None, params: dict[str, Any]) -> str:
+    """The read rule over ``memories m`` (grants need the instant they must be live at)."""
+    if now is None:
+        raise ValueError("a scoped scan needs `now` (ACL and delegation expiry)")
+    return readable(scope, now, named(params))
+
+
+def _event_seen(scope: ReadScope, now: str, params: dict[str, Any]) -> str:
+    """Events of ``events`` about a memory the scope's reader may see.
+
+    Recall batches name agents, not memories, and pass. A memory event whose
+    row is gone (hard delete) is judged by what its payload recorded: the
+    tenant, and the owner unless the view is tenant-wide.
+    """
+    bind = named(params)
+    ref = ("CASE WHEN events.subject_type = 'memory' THEN events.subject_id "
+           "ELSE json_extract(events.payload, '$.memory_id') END")
+    if scope.trusted:
+        owner = ""
+    elif scope.reader:
+        owner = f" AND json_extract(events.payload, '$.owner') = {bind(scope.reader)}"
+    else:
+        owner = " AND 0"
+    gone = (
+        "events.subject_type = 'memory' AND NOT EXISTS (SELECT 1 FROM memories g "
+        "WHERE g.uuid = events.subject_id) "
+        f"AND json_extract(events.payload, '$.org_id') IS {bind(scope.org_id)}{owner}"
+    )
+    return (
+        f"(events.kind = 'memory.recall' OR EXISTS (SELECT 1 FROM memories m "
+        f"WHERE m.uuid = {ref} AND {readable(scope, now, bind)}) OR ({gone}))"
+    )
 
 
 class AuditScansMixin:
@@ -25,16 +61,25 @@ class AuditScansMixin:
     # -- verification and audit -------------------------------------------------------------
 
     def mnemo_chain_rows(
-        self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None
+        self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None,
+        scope: ReadScope | None = None, now: str | None = None,
     ) -> list[ChainRow]:
-        """Hashed fields of every stored memory in scope, chain order (agent, thread, id)."""
+        """Hashed fields of every stored memory in the slice, chain order (agent, thread, id).
+
+        ``scope`` (with ``now`` for grant expiry) keeps only rows its reader
+        may see, lifecycle aside; the verifier itself always reads every row.
+        """
+        params: dict[str, Any] = {"agent": agent_id, "thread": thread_id,
+                                  "before": created_before}
+        seen = "" if scope is None else " AND " + _seen(scope, now, params)
         rows = self.db.all(
-            "SELECT id, uuid, agent_id, thread_id, text, created_at, content_hash, prev_hash, "
-            "redacted_at FROM memories WHERE (:agent IS NULL OR agent_id = :agent) "
-            "AND (:thread IS NULL OR thread_id = :thread) "
-            "AND (:before IS NULL OR created_at <= :before) "
-            "ORDER BY agent_id, thread_id, id",
-            {"agent": agent_id, "thread": thread_id, "before": created_before},
+            "SELECT m.id, m.uuid, m.agent_id, m.thread_id, m.text, m.created_at, "
+            "m.content_hash, m.prev_hash, m.redacted_at FROM memories m "
+            "WHERE (:agent IS NULL OR m.agent_id = :agent) "
+            "AND (:thread IS NULL OR m.thread_id = :thread) "
+            f"AND (:before IS NULL OR m.created_at <= :before){seen} "
+            "ORDER BY m.agent_id, m.thread_id, m.id",
+            params,
         )
         return [ChainRow(*tuple(r)) for r in rows]
 
@@ -64,15 +109,22 @@ class AuditScansMixin:
         return [(r[0], r[1]) for r in rows]
 
     def mnemo_audit_events(
-        self, agent_id: str | None, thread_id: str | None
+        self, agent_id: str | None, thread_id: str | None, *,
+        scope: ReadScope | None = None, now: str | None = None,
     ) -> Iterator[AuditEvent]:
-        """Memory-shaped events acted by, on memories of, or read by the agent; chain order."""
+        """Memory-shaped events acted by, on memories of, or read by the agent; chain order.
+
+        ``scope`` (with ``now``) keeps only events about memories its reader may see.
+        """
         params: dict[str, Any] = {
             "agent": agent_id, "thread": thread_id, "after": 0,
             # Agent ids are [A-Za-z0-9._-]: quoted, the id is one JSON path key.
             "reader": None if agent_id is None else "$.readers." + json.dumps(agent_id),
         }
         kinds = in_list("k", list(AUDIT_KINDS), params)
+        if scope is not None and now is None:
+            raise ValueError("a scoped scan needs `now` (ACL and delegation expiry)")
+        seen = "" if scope is None or now is None else " AND " + _event_seen(scope, now, params)
         while True:
             rows = self.db.all(
                 "SELECT seq, ts, kind, subject_id, "
@@ -84,8 +136,8 @@ class AuditScansMixin:
                 "AND (:agent IS NULL OR json_extract(payload, '$.agent_id') = :agent "
                 "OR json_extract(payload, '$.owner') = :agent "
                 "OR json_type(payload, :reader) IS NOT NULL) "
-                "AND (:thread IS NULL OR json_extract(payload, '$.thread_id') = :thread) "
-                "ORDER BY seq LIMIT 5000",
+                "AND (:thread IS NULL OR json_extract(payload, '$.thread_id') = :thread)"
+                f"{seen} ORDER BY seq LIMIT 5000",
                 params,
             )
             if not rows:
@@ -101,15 +153,19 @@ class AuditScansMixin:
             params["after"] = rows[-1]["seq"]
 
     def mnemo_fact_writes(
-        self, agent_id: str | None, thread_id: str | None, fact_key: str
+        self, agent_id: str | None, thread_id: str | None, fact_key: str, *,
+        scope: ReadScope | None = None, now: str | None = None,
     ) -> list[FactWrite]:
-        """Memories whose metadata carries ``fact_key``, oldest first."""
+        """Memories whose metadata carries ``fact_key``, oldest first (``scope``: visible ones)."""
+        params: dict[str, Any] = {"path": "$." + json.dumps(fact_key), "agent": agent_id,
+                                  "thread": thread_id}
+        seen = "" if scope is None else " AND " + _seen(scope, now, params)
         rows = self.db.all(
-            "SELECT uuid, CAST(json_extract(metadata, :path) AS TEXT) AS fact, created_at, "
-            "(deleted_at IS NOT NULL OR expired_at IS NOT NULL OR redacted_at IS NOT NULL) "
-            "AS retired FROM memories WHERE json_extract(metadata, :path) IS NOT NULL "
-            "AND (:agent IS NULL OR agent_id = :agent) "
-            "AND (:thread IS NULL OR thread_id = :thread) ORDER BY id",
-            {"path": "$." + json.dumps(fact_key), "agent": agent_id, "thread": thread_id},
+            "SELECT m.uuid, CAST(json_extract(m.metadata, :path) AS TEXT) AS fact, m.created_at, "
+            "(m.deleted_at IS NOT NULL OR m.expired_at IS NOT NULL OR m.redacted_at IS NOT NULL) "
+            "AS retired FROM memories m WHERE json_extract(m.metadata, :path) IS NOT NULL "
+            "AND (:agent IS NULL OR m.agent_id = :agent) "
+            f"AND (:thread IS NULL OR m.thread_id = :thread){seen} ORDER BY m.id",
+            params,
         )
         return [FactWrite(r["uuid"], r["fact"], r["created_at"], bool(r["retired"])) for r in rows]

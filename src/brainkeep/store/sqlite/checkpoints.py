@@ -8,8 +8,10 @@ from typing import Any
 
 from brainkeep.core.mnemo.models import Checkpoint
 from brainkeep.core.models import Memory
+from brainkeep.core.scope import ReadScope
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.rows import in_list, memory_from_row
+from brainkeep.store.sqlite.visibility import named, readable
 
 
 def _checkpoint(row: sqlite3.Row) -> Checkpoint:
@@ -88,21 +90,29 @@ class CheckpointsMixin:
         return None if row is None else _checkpoint(row)
 
     def mnemo_thread_memories(
-        self, source_id: str, agent_id: str, thread_id: str, *, at: str, as_of: bool
+        self, source_id: str, agent_id: str, thread_id: str, *, at: str, as_of: bool,
+        scope: ReadScope | None = None, now: str | None = None,
     ) -> list[Memory]:
-        """The agent's memories in a thread, live at ``at`` (``as_of``: deleted since too)."""
+        """The agent's memories in a thread, live at ``at`` (``as_of``: deleted since too).
+
+        ``scope`` keeps only those its reader may see, grants live at ``now``
+        (default ``at``).
+        """
         if as_of:
             alive = (
-                "created_at <= :at AND (deleted_at IS NULL OR deleted_at > :at) "
-                "AND (expired_at IS NULL OR expired_at > :at)"
+                "m.created_at <= :at AND (m.deleted_at IS NULL OR m.deleted_at > :at) "
+                "AND (m.expired_at IS NULL OR m.expired_at > :at)"
             )
         else:
-            alive = "deleted_at IS NULL AND expired_at IS NULL"
+            alive = "m.deleted_at IS NULL AND m.expired_at IS NULL"
+        params: dict[str, Any] = {"source": source_id, "agent": agent_id, "thread": thread_id,
+                                  "at": at}
+        seen = "" if scope is None else " AND " + readable(scope, now or at, named(params))
         rows = self.db.all(
-            "SELECT * FROM memories WHERE source_id = :source AND agent_id = :agent "
-            f"AND thread_id = :thread AND {alive} AND (valid_until IS NULL OR valid_until > :at) "
-            "ORDER BY id",
-            {"source": source_id, "agent": agent_id, "thread": thread_id, "at": at},
+            "SELECT m.* FROM memories m WHERE m.source_id = :source AND m.agent_id = :agent "
+            f"AND m.thread_id = :thread AND {alive} "
+            f"AND (m.valid_until IS NULL OR m.valid_until > :at){seen} ORDER BY m.id",
+            params,
         )
         return [memory_from_row(r) for r in rows]
 

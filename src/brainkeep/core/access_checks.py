@@ -1,0 +1,130 @@
+"""Verifier checks of the rows that decide readability beside memories.
+
+Pages (content, visibility, deletion), ACL rows and delegations each hash the
+columns that decide who may read what into their events (``state_hash``,
+``acl_hash``, ``delegation_hash``, core/audit.py); these checks recompute
+them from the rows and compare with the newest recorded one, and look for
+rows the log records that are gone. ``core/verify.py`` runs them.
+
+Rows whose events all predate the first event that records such a hash (an
+old brain, before this check existed) are accepted without one: see
+``unrecorded_ok`` and docs/audit.md, "Old brains".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from brainkeep.core.audit import (
+    acl_state_hash,
+    delegation_state_hash,
+    page_hash,
+    page_state_hash,
+)
+from brainkeep.store.base import Store
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One failed check: what (``kind``, ``id``, ``slug``) and why."""
+
+    kind: str  # page | acl | delegation | memory
+    id: str
+    reason: str
+    slug: str | None = None
+
+
+def unrecorded_ok(last_seq: int | None, marker: int | None) -> bool:
+    """A row without a recorded state hash is accepted only as a legacy row.
+
+    Legacy: it has events, and all of them predate ``marker`` (the first
+    event recording any state hash; None: the log has none yet). A row with
+    no event at all was inserted behind the server's back; one with an event
+    after the marker should have recorded its state.
+    """
+    return last_seq is not None and (marker is None or last_seq < marker)
+
+
+def check_pages(store: Store, marker: int | None) -> tuple[int, list[Problem]]:
+    """(pages checked, problems): content, recorded content, state, vanished rows."""
+    checked, problems = 0, []
+    for page in store.iter_page_states():
+        checked += 1
+        actual = page_hash(page.content)
+        state = page_state_hash(source_id=page.source_id, slug=page.slug,
+                                visibility=page.visibility, deleted_at=page.deleted_at)
+        reason = None
+        if actual != page.content_hash:
+            reason = "content does not match its stored hash"
+        elif page.recorded_content != actual:
+            reason = "content does not match the hash recorded in the event log"
+        elif page.recorded_state is None:
+            if not unrecorded_ok(page.last_seq, marker):
+                reason = "no access state recorded in the event log for this page"
+        elif page.recorded_state != state:
+            reason = ("visibility, deletion or slug does not match the state recorded in the "
+                      "event log")
+        if reason:
+            problems.append(Problem("page", page.id, reason, slug=page.slug))
+    for gone in store.iter_vanished_pages():
+        checked += 1
+        problems.append(Problem("page", gone.subject_id,
+                                "page row is gone but the event log records it",
+                                slug=gone.label))
+    return checked, problems
+
+
+def check_grants(store: Store, marker: int | None,
+                 hard_deleted: set[str]) -> tuple[int, list[Problem]]:
+    """(rows checked, problems) of ACLs and delegations, live set against the log.
+
+    ``hard_deleted``: memory uuids removed by logged hard deletes (their ACL
+    rows and delegation items go with them on purpose).
+    """
+    checked, problems = 0, []
+    for acl in store.iter_acl_states():
+        checked += 1
+        reason = None
+        if acl.last_seq is None:
+            reason = "ACL row has no logged grant"
+        elif acl.memory_uuid is None:
+            reason = "ACL row names no stored memory"
+        elif acl.recorded is None:
+            if not unrecorded_ok(acl.last_seq, marker):
+                reason = "no acl_hash recorded in the event log for this ACL row"
+        elif acl.recorded != acl_state_hash(
+            id=acl.id, memory_uuid=acl.memory_uuid, grantee=acl.grantee,
+            permission=acl.permission, granted_by=acl.granted_by, created_at=acl.created_at,
+            expires_at=acl.expires_at, revoked_at=acl.revoked_at,
+        ):
+            reason = "ACL row does not match the grant recorded in the event log"
+        if reason:
+            problems.append(Problem("acl", acl.id, reason))
+    for d in store.iter_delegation_states():
+        checked += 1
+        reason = None
+        items = set(d.item_uuids)
+        if d.last_seq is None:
+            reason = "delegation row has no logged event"
+        elif d.recorded is None and not unrecorded_ok(d.last_seq, marker):
+            reason = "no delegation_hash recorded in the event log for this delegation"
+        elif d.recorded is not None and d.recorded != delegation_state_hash(
+            id=d.id, owner=d.owner, delegator=d.delegator, delegate=d.delegate,
+            permission=d.permission, selector=d.selector, depth=d.depth,
+            max_depth=d.max_depth, parent_id=d.parent_id, created_at=d.created_at,
+            expires_at=d.expires_at, tags=list(d.tags), revoked_at=d.revoked_at,
+        ):
+            reason = "delegation row does not match the grant recorded in the event log"
+        elif None in items:
+            reason = "delegation item names no stored memory"
+        elif d.logged_memory_ids is not None and items != set(d.logged_memory_ids) - hard_deleted:
+            reason = "delegation items differ from the memory_ids logged when it was created"
+        if reason:
+            problems.append(Problem("delegation", d.id, reason))
+    for gone in store.iter_vanished_grants():
+        checked += 1
+        if gone.removed or (gone.subject_type == "acl" and gone.label in hard_deleted):
+            continue
+        problems.append(Problem(gone.subject_type, gone.subject_id,
+                                f"{gone.subject_type} row is gone but no revocation was logged"))
+    return checked, problems

@@ -1,0 +1,91 @@
+"""What the integrity scans hand the verifier: a row beside what the log recorded.
+
+Engines fill these (one query per scan, streamed); ``core/verify.py`` and
+``core/access_checks.py`` recompute the hashes and compare.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from brainkeep.core.models import Memory
+
+
+@dataclass(frozen=True)
+class MemoryState:
+    """One stored memory with the newest hashes its events recorded."""
+
+    memory: Memory
+    recorded_content: str | None  # newest payload.content_hash
+    recorded_state: str | None  # newest payload.state_hash (None: none recorded)
+    last_seq: int | None  # newest event about it (None: no event at all)
+    tag_rows: tuple[str, ...]  # memory_tags rows (what tag filters and delegations read)
+
+
+@dataclass(frozen=True)
+class PageState:
+    """One page row with the newest hashes its events recorded."""
+
+    id: str
+    source_id: str
+    slug: str
+    content: str
+    content_hash: str
+    visibility: str
+    deleted_at: str | None
+    recorded_content: str | None
+    recorded_state: str | None
+    last_seq: int | None
+
+
+@dataclass(frozen=True)
+class AclState:
+    """One ``mnemo_acls`` row with the newest ``acl_hash`` its events recorded."""
+
+    id: str
+    memory_uuid: str | None  # None: the memory row is gone
+    grantee: str
+    permission: str
+    granted_by: str
+    created_at: str
+    expires_at: str | None
+    revoked_at: str | None
+    recorded: str | None
+    last_seq: int | None
+
+
+@dataclass(frozen=True)
+class DelegationState:
+    """One ``mnemo_delegations`` row, its items, and what its events recorded."""
+
+    id: str
+    owner: str
+    delegator: str
+    delegate: str
+    permission: str
+    selector: str
+    depth: int
+    max_depth: int
+    parent_id: str | None
+    created_at: str
+    expires_at: str | None
+    revoked_at: str | None
+    tags: tuple[str, ...]
+    item_uuids: tuple[str | None, ...]  # None: an item naming no stored memory
+    logged_memory_ids: tuple[str, ...] | None  # memory_ids of its delegation.create
+    recorded: str | None
+    last_seq: int | None
+
+
+@dataclass(frozen=True)
+class Vanished:
+    """A subject the log says exists whose row is gone.
+
+    ``removed`` is True when its newest event says the row was removed on
+    purpose (a hash key recorded as null, or a ``*.revoke`` kind).
+    """
+
+    subject_type: str
+    subject_id: str
+    label: str | None  # page slug, ACL memory uuid
+    removed: bool
