@@ -98,6 +98,14 @@ def split_frontmatter(content: str) -> tuple[dict[str, Any], str]:
         else:
             _refuse_expansion(raw)
             data = yaml.load(raw, Loader=_YamlLoader)
+    except ValueError as exc:
+        # PyYAML builds dates eagerly: "2026-02-30" raises from datetime.date.
+        raise InvalidInput(
+            "The frontmatter holds a date or time that does not exist.",
+            suggestion="Fix the date (YYYY-MM-DD, a real day) or quote it to keep it as text.",
+            detail=str(exc),
+            field="content",
+        ) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""

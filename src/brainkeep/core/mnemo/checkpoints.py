@@ -56,6 +56,9 @@ def _head(ctx: MnemoContext, t: Thread, branch: str) -> Checkpoint:
 
 
 def _owned(ctx: MnemoContext, t: Thread, checkpoint_id: str, field: str) -> Checkpoint:
+    # A checkpoint id is a UUID: anything longer names none, and quoting it
+    # whole would overflow gRPC's 16 KB status header.
+    checkpoint_id = v.label(checkpoint_id, field) or ""
     found = ctx.store.mnemo_get_checkpoint(checkpoint_id)
     if found is None or found.agent_id != t.agent_id or found.thread_id != t.thread_id:
         raise NotFound(f"No checkpoint {checkpoint_id!r} in thread {t.thread_id!r}.",
