@@ -33,7 +33,7 @@ from brainkeep.providers import (
     make_embedding_provider,
 )
 from brainkeep.store import SQLiteStore
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ class Brain:
     """One open brain: its store, its optional providers and the services over them."""
 
     settings: Settings
-    store: MnemoStore
+    store: Store
     clock: Clock = field(default_factory=Clock)
     source_id: str = DEFAULT_SOURCE
     # The chat model behind `synthesize` (a providers.chat.ChatProvider); None = not configured.

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 from tests.store.engines import ENGINES, EngineSpec
 
 
@@ -24,13 +24,13 @@ class Engine:
 
     spec: EngineSpec
     target: str
-    opened: list[MnemoStore] = field(default_factory=list)
+    opened: list[Store] = field(default_factory=list)
 
     @property
     def name(self) -> str:
         return self.spec.name
 
-    def open(self) -> MnemoStore:
+    def open(self) -> Store:
         """Another store instance on the same brain (own connections)."""
         store = self.spec.open(self.target)
         self.opened.append(store)
@@ -54,6 +54,6 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
 
 
 @pytest.fixture
-def store(engine: Engine) -> MnemoStore:
+def store(engine: Engine) -> Store:
     """The first store instance on the engine's fresh brain."""
     return engine.open()

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 from brainkeep.store.sqlite import SQLiteStore
 
 
@@ -27,14 +27,14 @@ class EngineSpec:
     # tmp_path -> where a fresh brain lives (a file path or a database URL).
     target: Callable[[Path], str]
     # target -> a store on it; every call is a separate instance (own connections).
-    open: Callable[[str], MnemoStore]
+    open: Callable[[str], Store]
 
 
 def _sqlite_target(tmp_path: Path) -> str:
     return str(tmp_path / "contract" / "brain.db")
 
 
-def _open_sqlite(target: str) -> MnemoStore:
+def _open_sqlite(target: str) -> Store:
     return SQLiteStore(target)
 
 
@@ -43,6 +43,6 @@ ENGINES: dict[str, EngineSpec] = {
 }
 
 
-def open_engine(name: str, target: str) -> MnemoStore:
+def open_engine(name: str, target: str) -> Store:
     """A new store instance of engine ``name`` on ``target`` (used by child processes)."""
     return ENGINES[name].open(target)

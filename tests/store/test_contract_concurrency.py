@@ -16,7 +16,7 @@ from collections import Counter
 
 from brainkeep.core.models import MemoryDraft
 from brainkeep.core.verify import verify_brain
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 from tests.store.conftest import Engine
 from tests.store.contract import chain_errors, insert_memory, memory_chain_errors, new_event, ts
 from tests.store.engines import open_engine
@@ -29,7 +29,7 @@ SHARED_AGENT = "shared-agent"
 PAUSE_S = 0.004
 
 
-def write_batch(store: MnemoStore, writer: str, count: int) -> None:
+def write_batch(store: Store, writer: str, count: int) -> None:
     """``count`` transactions of (event, memory on the writer's chain, memory on the shared one)."""
     for n in range(count):
         now = ts(n)
@@ -51,7 +51,7 @@ def _process_writer(engine_name: str, target: str, writer: str, count: int,
         store.close()
 
 
-def check_no_lost_writes(store: MnemoStore, writers: list[str], count: int) -> None:
+def check_no_lost_writes(store: Store, writers: list[str], count: int) -> None:
     events = list(store.iter_events())
     # 1 test event + 2 memory.insert events per transaction.
     assert len(events) == len(writers) * count * 3
@@ -74,19 +74,19 @@ def check_no_lost_writes(store: MnemoStore, writers: list[str], count: int) -> N
     assert report.memories_checked == len(writers) * count * 2
 
 
-def writer_switches(store: MnemoStore) -> int:
+def writer_switches(store: Store) -> int:
     """How often the writer changes along the log (writers - 1 when nothing interleaved)."""
     order = [e.subject_type for e in store.iter_events() if e.kind == "test.event"]
     return sum(1 for a, b in zip(order, order[1:], strict=False) if a != b)
 
 
-def test_threads_with_separate_instances(engine: Engine, store: MnemoStore) -> None:
+def test_threads_with_separate_instances(engine: Engine, store: Store) -> None:
     writers = [f"thread-{i}" for i in range(4)]
     instances = [engine.open() for _ in writers]
     barrier = threading.Barrier(len(writers))
     errors: list[BaseException] = []
 
-    def run(instance: MnemoStore, writer: str) -> None:
+    def run(instance: Store, writer: str) -> None:
         try:
             barrier.wait(timeout=30)
             write_batch(instance, writer, WRITES)
@@ -105,7 +105,7 @@ def test_threads_with_separate_instances(engine: Engine, store: MnemoStore) -> N
     assert writer_switches(store) > len(writers) - 1, "the writers never interleaved"
 
 
-def test_threads_sharing_one_instance(store: MnemoStore) -> None:
+def test_threads_sharing_one_instance(store: Store) -> None:
     # Servers answer on worker threads over one store: each thread must get
     # its own transaction, not join another thread's.
     writers = [f"worker-{i}" for i in range(3)]
@@ -126,7 +126,7 @@ def test_threads_sharing_one_instance(store: MnemoStore) -> None:
     check_no_lost_writes(store, writers, WRITES)
 
 
-def test_real_processes(engine: Engine, store: MnemoStore) -> None:
+def test_real_processes(engine: Engine, store: Store) -> None:
     # `spawn`: a fresh interpreter per writer, as separate brainkeep processes
     # would be (fork would copy this process's open connections).
     context = multiprocessing.get_context("spawn")

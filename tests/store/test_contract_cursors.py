@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from brainkeep.core.models import NewEvent, SessionCursor
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 from tests.store.contract import PRIVATE_PAGE, new_event, put_page, ts
 
 
@@ -14,7 +14,7 @@ def cursor(client: str, session: str, updated: float, *, page_seq: int = 0,
                          standing_entities=standing, updated_at=ts(updated))
 
 
-def test_put_and_get_session_cursor_upserts(store: MnemoStore) -> None:
+def test_put_and_get_session_cursor_upserts(store: Store) -> None:
     first = cursor("c1", "s1", 1, page_seq=4, fact_seq=9,
                    standing=("people/a", "companies/b"))
     with store.transaction():
@@ -28,7 +28,7 @@ def test_put_and_get_session_cursor_upserts(store: MnemoStore) -> None:
     assert store.get_session_cursor("other-source", "c1", "s1") is None
 
 
-def test_gc_session_cursors_drops_idle_and_trims_per_client(store: MnemoStore) -> None:
+def test_gc_session_cursors_drops_idle_and_trims_per_client(store: Store) -> None:
     with store.transaction():
         store.put_session_cursor(cursor("c1", "old", 1))
         for n in range(5):
@@ -43,7 +43,7 @@ def test_gc_session_cursors_drops_idle_and_trims_per_client(store: MnemoStore) -
     assert store.get_session_cursor("default", "c2", "only") is not None
 
 
-def test_event_head_and_seq_before_ts(store: MnemoStore) -> None:
+def test_event_head_and_seq_before_ts(store: Store) -> None:
     assert store.event_head() == 0
     assert store.seq_before_ts(ts(0)) == 0
     with store.transaction():
@@ -56,7 +56,7 @@ def test_event_head_and_seq_before_ts(store: MnemoStore) -> None:
     assert store.seq_before_ts(ts(99)) == 3  # nothing that late: resume at the head
 
 
-def test_pages_changed_after_seq_by_newest_put(store: MnemoStore) -> None:
+def test_pages_changed_after_seq_by_newest_put(store: Store) -> None:
     a = put_page(store, "notes/a", "# A\n", ts(1))  # seq 1
     put_page(store, "notes/b", "# B\n", ts(2))  # seq 2
     put_page(store, "notes/secret", PRIVATE_PAGE, ts(3))  # seq 3

@@ -6,7 +6,7 @@ import struct
 
 from brainkeep.core.models import MemoryDraft, Page
 from brainkeep.core.retrieval import CHUNK, MEMORY, NewEmbedding
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 from tests.store.contract import PRIVATE_PAGE, insert_memory, put_page, ts
 
 MODEL, DIM = "test-model", 3
@@ -22,7 +22,7 @@ def chunk_row(page: Page, chunk_id: int, text_hash: str, *, model: str = MODEL,
                         text_hash, vector or blob(1, 0, 0))
 
 
-def test_page_chunk_texts_in_order(store: MnemoStore) -> None:
+def test_page_chunk_texts_in_order(store: Store) -> None:
     page = put_page(store, "notes/a", "# A\n\nThe body text.\n\n## Timeline\n- 2024-01-01: x\n")
     chunks = store.page_chunk_texts(page.id)
     assert [text for _, text in chunks] == ["# A\n\nThe body text.", "2024-01-01: x"]
@@ -30,7 +30,7 @@ def test_page_chunk_texts_in_order(store: MnemoStore) -> None:
     assert store.page_chunk_texts(page.id + 1000) == []
 
 
-def test_put_embeddings_stores_and_replaces_by_item(store: MnemoStore) -> None:
+def test_put_embeddings_stores_and_replaces_by_item(store: Store) -> None:
     page = put_page(store, "notes/a", "# A\n\nbody\n")
     (chunk_id, _), = store.page_chunk_texts(page.id)
     with store.transaction():
@@ -47,7 +47,7 @@ def test_put_embeddings_stores_and_replaces_by_item(store: MnemoStore) -> None:
         assert store.prune_embedding_tombstones(0) == 0
 
 
-def test_put_embeddings_skips_items_that_are_gone(store: MnemoStore) -> None:
+def test_put_embeddings_skips_items_that_are_gone(store: Store) -> None:
     page = put_page(store, "notes/a", "# A\n\nbody\n")
     (chunk_id, _), = store.page_chunk_texts(page.id)
     memory = insert_memory(store, MemoryDraft(text="expired fact"))
@@ -62,7 +62,7 @@ def test_put_embeddings_skips_items_that_are_gone(store: MnemoStore) -> None:
     assert store.stored_vectors_by_hash(MODEL, DIM, ["hc", "hm", "hx"]) == {}
 
 
-def test_missing_embeddings_and_their_counts(store: MnemoStore) -> None:
+def test_missing_embeddings_and_their_counts(store: Store) -> None:
     public = put_page(store, "notes/a", "# A\n\nbody\n")
     secret = put_page(store, "notes/secret", PRIVATE_PAGE)
     fact = insert_memory(store, MemoryDraft(text="a fact", visibility="private"))
@@ -95,7 +95,7 @@ def test_missing_embeddings_and_their_counts(store: MnemoStore) -> None:
     assert store.count_missing_embeddings("default", "other", DIM)["chunk"] == len(tasks)
 
 
-def test_delete_other_embeddings_keeps_one_model_space(store: MnemoStore) -> None:
+def test_delete_other_embeddings_keeps_one_model_space(store: Store) -> None:
     page = put_page(store, "notes/a", "# A\n\nbody\n\n## Timeline\n- 2024-01-01: x\n")
     (c1, _), (c2, _) = store.page_chunk_texts(page.id)
     with store.transaction():
@@ -107,7 +107,7 @@ def test_delete_other_embeddings_keeps_one_model_space(store: MnemoStore) -> Non
     assert store.stored_vectors_by_hash(MODEL, DIM, ["h-new"]) == {"h-new": blob(1, 0, 0)}
 
 
-def test_max_memory_id(store: MnemoStore) -> None:
+def test_max_memory_id(store: Store) -> None:
     assert store.max_memory_id() == 0
     a = insert_memory(store, MemoryDraft(text="a"))
     b = insert_memory(store, MemoryDraft(text="b"))

@@ -6,7 +6,7 @@ from brainkeep.core.audit import GENESIS, memory_hash, page_hash
 from brainkeep.core.mnemo.models import ChainRow
 from brainkeep.core.models import MemoryDraft, NewEvent
 from brainkeep.core.verify import verify_brain
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 from tests.store.contract import (
     NOW,
     chain_errors,
@@ -18,7 +18,7 @@ from tests.store.contract import (
 )
 
 
-def test_append_event_assigns_seq_and_chains_hashes(store: MnemoStore) -> None:
+def test_append_event_assigns_seq_and_chains_hashes(store: Store) -> None:
     with store.transaction():
         first = store.append_event(new_event(1), ts(1))
         second = store.append_event(
@@ -36,7 +36,7 @@ def test_append_event_assigns_seq_and_chains_hashes(store: MnemoStore) -> None:
     assert chain_errors(stored) == []
 
 
-def test_iter_events_resumes_after_seq_across_batches(store: MnemoStore) -> None:
+def test_iter_events_resumes_after_seq_across_batches(store: Store) -> None:
     with store.transaction():
         for n in range(1, 8):
             store.append_event(new_event(n), ts(n))
@@ -45,7 +45,7 @@ def test_iter_events_resumes_after_seq_across_batches(store: MnemoStore) -> None
     assert list(store.iter_events(after_seq=7)) == []
 
 
-def test_events_for_one_subject_in_chain_order(store: MnemoStore) -> None:
+def test_events_for_one_subject_in_chain_order(store: Store) -> None:
     with store.transaction():
         store.append_event(new_event(1, subject_type="page"), NOW)
         store.append_event(new_event(2, subject_type="page"), NOW)
@@ -56,7 +56,7 @@ def test_events_for_one_subject_in_chain_order(store: MnemoStore) -> None:
     assert store.events_for("page", "404") == []
 
 
-def test_recorded_hashes_take_each_subjects_newest_hashing_event(store: MnemoStore) -> None:
+def test_recorded_hashes_take_each_subjects_newest_hashing_event(store: Store) -> None:
     with store.transaction():
         store.append_event(NewEvent("page.put", "page", "1", {"content_hash": "old"}), NOW)
         store.append_event(NewEvent("page.put", "page", "2", {"content_hash": "two"}), NOW)
@@ -69,7 +69,7 @@ def test_recorded_hashes_take_each_subjects_newest_hashing_event(store: MnemoSto
     assert store.recorded_hashes("nothing") == {}
 
 
-def test_iter_page_contents_includes_deleted_pages(store: MnemoStore) -> None:
+def test_iter_page_contents_includes_deleted_pages(store: Store) -> None:
     live = put_page(store, "notes/live", "# Live\n\nbody\n")
     gone = put_page(store, "notes/gone", "# Gone\n\nbody\n")
     with store.transaction():
@@ -81,7 +81,7 @@ def test_iter_page_contents_includes_deleted_pages(store: MnemoStore) -> None:
     ])
 
 
-def test_chain_scans_and_verify_brain(store: MnemoStore) -> None:
+def test_chain_scans_and_verify_brain(store: Store) -> None:
     first = insert_memory(store, MemoryDraft(text="Alice likes tea", agent_id="a1"), ts(3))
     second = insert_memory(store, MemoryDraft(text="Alice likes jazz", agent_id="a1"), ts(4))
     other = insert_memory(store, MemoryDraft(text="in a thread", agent_id="a1",

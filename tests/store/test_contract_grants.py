@@ -11,11 +11,11 @@ from dataclasses import replace
 
 from brainkeep.core.mnemo.models import Delegation, MemoryFilter
 from brainkeep.core.models import Memory, MemoryDraft
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 from tests.store.contract import NOW, insert_memory, ts
 
 
-def remember(store: MnemoStore, text: str, **fields: object) -> Memory:
+def remember(store: Store, text: str, **fields: object) -> Memory:
     draft = MemoryDraft(text=text, agent_id="owner", origin="grpc", **fields)  # type: ignore[arg-type]
     return insert_memory(store, draft, ts(0))
 
@@ -26,13 +26,13 @@ def by_tags(did: str, delegate: str, *, parent: str | None = None, depth: int = 
                       max_depth=3, parent_id=parent, created_at=NOW, expires_at=None)
 
 
-def readers(store: MnemoStore, memory: Memory, *agents: str, at: float = 10) -> set[str]:
+def readers(store: Store, memory: Memory, *agents: str, at: float = 10) -> set[str]:
     return {a for a in agents
             if store.mnemo_visible(MemoryFilter(source_id="default", reader=a, now=ts(at)),
                                    [memory.id])}
 
 
-def test_a_share_made_shared_memory_follows_its_live_acls(store: MnemoStore) -> None:
+def test_a_share_made_shared_memory_follows_its_live_acls(store: Store) -> None:
     granted = remember(store, "shared by grant", scope="private", visibility="private",
                        tags=("proj",))
     written = remember(store, "written shared", scope="shared", visibility="private",
@@ -60,7 +60,7 @@ def test_a_share_made_shared_memory_follows_its_live_acls(store: MnemoStore) -> 
     assert readers(store, granted, "carol", at=8) == {"carol"}
 
 
-def test_acls_are_listed_and_deleted(store: MnemoStore) -> None:
+def test_acls_are_listed_and_deleted(store: Store) -> None:
     memory = remember(store, "listed", scope="shared", visibility="private")
     with store.transaction():
         store.mnemo_upsert_acl(acl_id="acl-a", memory_id=memory.id, grantee="bob",
@@ -83,7 +83,7 @@ def test_acls_are_listed_and_deleted(store: MnemoStore) -> None:
     assert store.mnemo_grants(memory, "bob", ts(3)) == []
 
 
-def test_delegation_trees_are_listed_and_deleted_whole(store: MnemoStore) -> None:
+def test_delegation_trees_are_listed_and_deleted_whole(store: Store) -> None:
     memory = remember(store, "tree", scope="shared", visibility="private", tags=("proj",))
     root = by_tags("d-root", "deputy")
     child = replace(by_tags("d-child", "carol", parent="d-root", depth=2),

@@ -9,11 +9,11 @@ from __future__ import annotations
 from brainkeep.core.audit import memory_state_hash
 from brainkeep.core.mnemo.models import Delegation
 from brainkeep.core.models import MemoryDraft, NewEvent
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 from tests.store.contract import NOW, insert_memory, new_event, put_page, ts
 
 
-def test_chain_tip_and_event_at(store: MnemoStore) -> None:
+def test_chain_tip_and_event_at(store: Store) -> None:
     assert store.chain_tip() is None
     assert store.event_at(1) is None
     with store.transaction():
@@ -25,7 +25,7 @@ def test_chain_tip_and_event_at(store: MnemoStore) -> None:
     assert store.event_at(3) is None
 
 
-def test_state_marker_is_the_first_event_recording_a_state_hash(store: MnemoStore) -> None:
+def test_state_marker_is_the_first_event_recording_a_state_hash(store: Store) -> None:
     with store.transaction():
         store.append_event(new_event(1), NOW)
     assert store.state_marker_seq() is None  # an old brain: nothing recorded yet
@@ -35,7 +35,7 @@ def test_state_marker_is_the_first_event_recording_a_state_hash(store: MnemoStor
     assert store.state_marker_seq() == 2
 
 
-def test_memory_states_carry_the_newest_recorded_hashes(store: MnemoStore) -> None:
+def test_memory_states_carry_the_newest_recorded_hashes(store: Store) -> None:
     a = insert_memory(store, MemoryDraft(text="one", agent_id="a1", tags=("x",)), ts(1))
     b = insert_memory(store, MemoryDraft(text="two", agent_id="a1", thread_id="t"), ts(2))
     with store.transaction():
@@ -62,7 +62,7 @@ def test_memory_states_carry_the_newest_recorded_hashes(store: MnemoStore) -> No
     assert list(store.iter_vanished_memories("someone-else", None)) == []
 
 
-def test_page_states_and_vanished_pages(store: MnemoStore) -> None:
+def test_page_states_and_vanished_pages(store: Store) -> None:
     page = put_page(store, "people/alice", "# Alice\n")
     (state,) = store.iter_page_states()
     assert (state.id, state.slug, state.visibility, state.deleted_at) == (
@@ -75,7 +75,7 @@ def test_page_states_and_vanished_pages(store: MnemoStore) -> None:
     assert (gone.subject_id, gone.label) == ("999", "ghost/page")
 
 
-def test_grant_states_and_vanished_grants(store: MnemoStore) -> None:
+def test_grant_states_and_vanished_grants(store: Store) -> None:
     memory = insert_memory(store, MemoryDraft(text="shared", agent_id="owner"), ts(1))
     with store.transaction():
         acl = store.mnemo_upsert_acl(acl_id="acl-1", memory_id=memory.id, grantee="bob",

@@ -12,20 +12,20 @@ from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.retrieval import FactFilter
 from brainkeep.core.scope import ReadScope
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 from tests.store.contract import insert_memory, ts
 
 LOCAL = ReadScope(trusted=True)
 REMOTE = ReadScope()
 
 
-def fact(store: MnemoStore, text: str, at: float = 0, **fields: object) -> Memory:
+def fact(store: Store, text: str, at: float = 0, **fields: object) -> Memory:
     if fields.get("visibility") == "private":
         fields.setdefault("scope", "private")
     return insert_memory(store, MemoryDraft(text=text, **fields), ts(at))  # type: ignore[arg-type]
 
 
-def test_insert_memory_round_trips_every_field(store: MnemoStore) -> None:
+def test_insert_memory_round_trips_every_field(store: Store) -> None:
     draft = MemoryDraft(
         text="Alice prefers tea", kind="preference", entity_slug="people/alice",
         visibility="private", provenance="chat", session_id="s1", confidence=0.8,
@@ -55,7 +55,7 @@ def test_insert_memory_round_trips_every_field(store: MnemoStore) -> None:
     assert second.prev_hash == memory.content_hash
 
 
-def test_find_active_duplicate_respects_entity_scope_and_lifecycle(store: MnemoStore) -> None:
+def test_find_active_duplicate_respects_entity_scope_and_lifecycle(store: Store) -> None:
     world = fact(store, "Alice likes tea", entity_slug="people/alice")
     private = fact(store, "Bob likes tea", entity_slug="people/bob", visibility="private")
     assert store.find_active_duplicate("default", "people/alice", "alice likes tea", ts(1),
@@ -71,7 +71,7 @@ def test_find_active_duplicate_respects_entity_scope_and_lifecycle(store: MnemoS
                                        LOCAL) is None
 
 
-def test_list_memories_filters_compose(store: MnemoStore) -> None:
+def test_list_memories_filters_compose(store: Store) -> None:
     a = fact(store, "Alice likes tea", 1, entity_slug="people/alice", session_id="s1")
     b = fact(store, "Alice moved to Lyon", 2, entity_slug="people/alice", kind="event")
     c = fact(store, "Bob is secret", 3, entity_slug="people/bob", visibility="private")
@@ -98,7 +98,7 @@ def test_list_memories_filters_compose(store: MnemoStore) -> None:
     assert ids(ReadScope(trusted=True, as_of=ts(5))) == [e.id, c.id, b.id, a.id]
 
 
-def test_count_active_memories_and_expire(store: MnemoStore) -> None:
+def test_count_active_memories_and_expire(store: Store) -> None:
     old = fact(store, "Alice lives in Paris", entity_slug="people/alice")
     fact(store, "Alice is secret", entity_slug="people/alice", visibility="private")
     new = fact(store, "Alice lives in Lyon", entity_slug="people/alice")
@@ -118,7 +118,7 @@ def test_count_active_memories_and_expire(store: MnemoStore) -> None:
     assert store.count_active_memories("default", "people/alice", ts(5), scope=LOCAL) == 2
 
 
-def test_facts_created_after_is_a_keyset(store: MnemoStore) -> None:
+def test_facts_created_after_is_a_keyset(store: Store) -> None:
     a = fact(store, "a", 1)
     b = fact(store, "b", 1)
     c = fact(store, "c secret", 2, visibility="private")
@@ -136,7 +136,7 @@ def test_facts_created_after_is_a_keyset(store: MnemoStore) -> None:
     assert after(ts(3), d.id) == []
 
 
-def test_facts_created_after_seq_by_event_seq(store: MnemoStore) -> None:
+def test_facts_created_after_seq_by_event_seq(store: Store) -> None:
     a = fact(store, "a", 5)  # seq 1 (clock ahead)
     b = fact(store, "b", 1)  # seq 2: an earlier stamp, committed later
     c = fact(store, "secret", 2, visibility="private")  # seq 3
@@ -155,7 +155,7 @@ def test_facts_created_after_seq_by_event_seq(store: MnemoStore) -> None:
     assert after(0, 2) == [(2, b.id)]
 
 
-def test_fact_filter_reads(store: MnemoStore) -> None:
+def test_fact_filter_reads(store: Store) -> None:
     a = fact(store, "Alice likes tea", 1, entity_slug="people/alice", session_id="s1")
     b = fact(store, "Alice secret tea", 2, entity_slug="people/alice", visibility="private")
     c = fact(store, "Bob likes coffee", 3, entity_slug="people/bob")
@@ -182,7 +182,7 @@ def test_fact_filter_reads(store: MnemoStore) -> None:
     assert store.fact_ids_matching("default", session, limit=10) == [a.id]
 
 
-def test_fact_candidates_of_one_entity(store: MnemoStore) -> None:
+def test_fact_candidates_of_one_entity(store: Store) -> None:
     a = fact(store, "Alice likes tea", 1, entity_slug="people/alice")
     b = fact(store, "Alice secret", 2, entity_slug="people/alice", visibility="private")
     fact(store, "Bob", 3, entity_slug="people/bob")
@@ -198,7 +198,7 @@ def test_fact_candidates_of_one_entity(store: MnemoStore) -> None:
     assert candidates(("world", "private"), REMOTE) == [a.id]
 
 
-def test_mnemo_reads_apply_tenant_owner_and_lifecycle(store: MnemoStore) -> None:
+def test_mnemo_reads_apply_tenant_owner_and_lifecycle(store: Store) -> None:
     mine = fact(store, "my private tea note", 1, agent_id="a1", scope="private",
                 visibility="private", memory_type="episodic", tags=("t",))
     public = fact(store, "public tea note", 2, agent_id="a2", scope="public", importance=0.9)

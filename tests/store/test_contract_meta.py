@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 from brainkeep.core.models import MemoryDraft
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 from tests.store.conftest import Engine
 from tests.store.contract import insert_memory, put_page, ts
 
 
-def test_engine_name_matches_the_registry(engine: Engine, store: MnemoStore) -> None:
+def test_engine_name_matches_the_registry(engine: Engine, store: Store) -> None:
     assert store.engine_name == engine.name
 
 
-def test_schema_version_is_migrated_and_stable(engine: Engine, store: MnemoStore) -> None:
+def test_schema_version_is_migrated_and_stable(engine: Engine, store: Store) -> None:
     version = store.schema_version()
     assert version >= 1
     again = engine.open()  # opening a migrated brain migrates nothing
     assert again.schema_version() == version
 
 
-def test_meta_keys_upsert(store: MnemoStore) -> None:
+def test_meta_keys_upsert(store: Store) -> None:
     assert store.get_meta("contract.key") is None
     with store.transaction():
         store.set_meta("contract.key", "v1")
@@ -28,7 +28,7 @@ def test_meta_keys_upsert(store: MnemoStore) -> None:
     assert store.get_meta("created_at") is not None  # seeded when the brain was made
 
 
-def test_counts_track_rows(store: MnemoStore) -> None:
+def test_counts_track_rows(store: Store) -> None:
     before = store.counts()
     page = put_page(store, "notes/a", "# A\n\n[[notes/b]]\n\n## Timeline\n- 2024-01-01: x\n")
     put_page(store, "notes/gone", "# Gone\n")
@@ -51,7 +51,7 @@ def test_counts_track_rows(store: MnemoStore) -> None:
     assert after["events"] - before["events"] == 4
 
 
-def test_size_optimize_and_close(engine: Engine, store: MnemoStore) -> None:
+def test_size_optimize_and_close(engine: Engine, store: Store) -> None:
     put_page(store, "notes/a", "# A\n")
     assert store.size_bytes() > 0
     store.optimize()  # must not disturb data or leave a transaction open

@@ -7,11 +7,11 @@ from dataclasses import replace
 from brainkeep.core.events import memory_delete
 from brainkeep.core.mnemo.models import Checkpoint, Delegation, Grant
 from brainkeep.core.models import Memory, MemoryDraft, NewEvent
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 from tests.store.contract import NOW, insert_memory, ts
 
 
-def remember(store: MnemoStore, text: str, *, agent: str = "owner", at: float = 0,
+def remember(store: Store, text: str, *, agent: str = "owner", at: float = 0,
              **fields: object) -> Memory:
     draft = MemoryDraft(text=text, agent_id=agent, origin="grpc", **fields)  # type: ignore[arg-type]
     return insert_memory(store, draft, ts(at))
@@ -27,7 +27,7 @@ def delegation(did: str, *, selector: str, delegate: str = "helper", depth: int 
 # -- ACLs and scope ------------------------------------------------------------------
 
 
-def test_acl_upsert_keeps_one_row_per_grantee(store: MnemoStore) -> None:
+def test_acl_upsert_keeps_one_row_per_grantee(store: Store) -> None:
     memory = remember(store, "shared note", scope="shared", visibility="private")
     with store.transaction():
         first = store.mnemo_upsert_acl(acl_id="acl-1", memory_id=memory.id, grantee="bob",
@@ -42,7 +42,7 @@ def test_acl_upsert_keeps_one_row_per_grantee(store: MnemoStore) -> None:
     assert store.mnemo_grants(memory, "carol", ts(10)) == []
 
 
-def test_set_scope_changes_scope_and_visibility(store: MnemoStore) -> None:
+def test_set_scope_changes_scope_and_visibility(store: Store) -> None:
     memory = remember(store, "private note", scope="private", visibility="private")
     with store.transaction():
         store.mnemo_set_scope(memory.id, "public", "world", ts(5))
@@ -55,7 +55,7 @@ def test_set_scope_changes_scope_and_visibility(store: MnemoStore) -> None:
 # -- delegations -----------------------------------------------------------------------
 
 
-def test_delegation_selectors_cover_the_right_memories(store: MnemoStore) -> None:
+def test_delegation_selectors_cover_the_right_memories(store: Store) -> None:
     tagged = remember(store, "tagged", tags=("project-x",), scope="shared")
     picked = remember(store, "picked", scope="shared")
     other = remember(store, "other", scope="shared")
@@ -84,7 +84,7 @@ def test_delegation_selectors_cover_the_right_memories(store: MnemoStore) -> Non
 # -- forgetting ----------------------------------------------------------------------------
 
 
-def test_mark_deleted_keeps_the_row(store: MnemoStore) -> None:
+def test_mark_deleted_keeps_the_row(store: Store) -> None:
     memory = remember(store, "archive me")
     with store.transaction():
         store.mnemo_mark_deleted(memory.id, ts(3), "archive")
@@ -95,7 +95,7 @@ def test_mark_deleted_keeps_the_row(store: MnemoStore) -> None:
 
 
 def test_hard_delete_removes_the_row_and_a_logged_one_is_a_tombstone(
-    store: MnemoStore,
+    store: Store,
 ) -> None:
     first = remember(store, "keep", at=1)
     doomed = remember(store, "remove me", at=2, tags=("t",))
@@ -111,7 +111,7 @@ def test_hard_delete_removes_the_row_and_a_logged_one_is_a_tombstone(
     assert store.mnemo_tombstones() == [(doomed.uuid, doomed.content_hash, first.content_hash)]
 
 
-def test_redact_replaces_text_but_keeps_hashes(store: MnemoStore) -> None:
+def test_redact_replaces_text_but_keeps_hashes(store: Store) -> None:
     memory = remember(store, "my secret", metadata={"k": "v"})
     with store.transaction():
         store.mnemo_redact(memory.id, ts(4), "[REDACTED]")
@@ -122,7 +122,7 @@ def test_redact_replaces_text_but_keeps_hashes(store: MnemoStore) -> None:
     assert (stored.content_hash, stored.prev_hash) == (memory.content_hash, memory.prev_hash)
 
 
-def test_set_importance_and_memories_with_tag(store: MnemoStore) -> None:
+def test_set_importance_and_memories_with_tag(store: Store) -> None:
     a = remember(store, "a", tags=("x", "y"))
     b = remember(store, "b", tags=("x",))
     remember(store, "c", tags=("y",))
@@ -137,7 +137,7 @@ def test_set_importance_and_memories_with_tag(store: MnemoStore) -> None:
 # -- access counts, lookups, relations ------------------------------------------------------
 
 
-def test_add_access_counts_without_touching_updated_at(store: MnemoStore) -> None:
+def test_add_access_counts_without_touching_updated_at(store: Store) -> None:
     a = remember(store, "a")
     b = remember(store, "b")
     with store.transaction():
@@ -151,7 +151,7 @@ def test_add_access_counts_without_touching_updated_at(store: MnemoStore) -> Non
     assert store.mnemo_memories_by_uuid([]) == {}
 
 
-def test_relations_are_found_from_either_end(store: MnemoStore) -> None:
+def test_relations_are_found_from_either_end(store: Store) -> None:
     target = remember(store, "target")
     source = remember(store, "source", related_to=(target.uuid, "dangling-uuid"))
     unrelated = remember(store, "unrelated")
@@ -164,7 +164,7 @@ def test_relations_are_found_from_either_end(store: MnemoStore) -> None:
 # -- topics ------------------------------------------------------------------------------
 
 
-def test_topic_members_keep_their_order(store: MnemoStore) -> None:
+def test_topic_members_keep_their_order(store: Store) -> None:
     topic = remember(store, "topic doc")
     members = [remember(store, f"m{n}") for n in range(3)]
     uuids = [members[2].uuid, members[0].uuid, members[1].uuid]
@@ -188,7 +188,7 @@ def checkpoint(cid: str, at: float, *, branch: str = "main", parent: str | None 
                       memory_refs=refs, event_cursor=cursor, created_at=ts(at))
 
 
-def test_checkpoints_per_branch(store: MnemoStore) -> None:
+def test_checkpoints_per_branch(store: Store) -> None:
     with store.transaction():
         c1 = store.mnemo_insert_checkpoint(checkpoint("c1", 1, refs=("u1",), cursor=3))
         c2 = store.mnemo_insert_checkpoint(checkpoint("c2", 2, parent="c1"))
@@ -207,7 +207,7 @@ def test_checkpoints_per_branch(store: MnemoStore) -> None:
     assert store.mnemo_latest_checkpoint_before("owner", "t1", "main", ts(0)) is None
 
 
-def test_thread_memories_now_and_as_of(store: MnemoStore) -> None:
+def test_thread_memories_now_and_as_of(store: Store) -> None:
     early = remember(store, "early", thread_id="t1", at=1)
     gone = remember(store, "gone later", thread_id="t1", at=2)
     remember(store, "other thread", thread_id="t2", at=2)
@@ -225,7 +225,7 @@ def test_thread_memories_now_and_as_of(store: MnemoStore) -> None:
     assert ids(10, True) == [early.id, late.id]
 
 
-def test_event_counts_for_checkpoints(store: MnemoStore) -> None:
+def test_event_counts_for_checkpoints(store: Store) -> None:
     assert store.mnemo_max_event_seq() == 0
     a = remember(store, "a", at=1)  # event seq 1
     b = remember(store, "b", at=2)  # event seq 2
@@ -246,7 +246,7 @@ def test_event_counts_for_checkpoints(store: MnemoStore) -> None:
 # -- audit scans -----------------------------------------------------------------------------
 
 
-def test_audit_events_slice_by_agent_and_thread(store: MnemoStore) -> None:
+def test_audit_events_slice_by_agent_and_thread(store: Store) -> None:
     mine = remember(store, "mine", thread_id="t1", at=1)
     remember(store, "theirs", agent="other", thread_id="t1", at=2)
     with store.transaction():
@@ -266,7 +266,7 @@ def test_audit_events_slice_by_agent_and_thread(store: MnemoStore) -> None:
     assert list(store.mnemo_audit_events("nobody", None)) == []
 
 
-def test_fact_writes_by_metadata_key(store: MnemoStore) -> None:
+def test_fact_writes_by_metadata_key(store: Store) -> None:
     first = remember(store, "city is Paris", metadata={"city": "paris"}, at=1)
     second = remember(store, "city is Lyon", metadata={"city": "lyon"}, at=2)
     remember(store, "no key", metadata={"other": 1}, at=3)

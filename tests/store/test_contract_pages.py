@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from brainkeep.core.models import Link, TimelineEntry
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 from tests.store.contract import PRIVATE_PAGE, page_draft, put_page, ts
 
 ALICE = """---
@@ -26,7 +26,7 @@ Works with [[people/bob|Bob]] and [Carol](people/carol.md).
 PRIVATE = PRIVATE_PAGE
 
 
-def test_save_page_inserts_then_updates_in_place(store: MnemoStore) -> None:
+def test_save_page_inserts_then_updates_in_place(store: Store) -> None:
     with store.transaction():
         created = store.save_page(page_draft("people/alice", ALICE), ts(1), existing=None)
     assert created.id > 0
@@ -48,7 +48,7 @@ def test_save_page_inserts_then_updates_in_place(store: MnemoStore) -> None:
     assert store.timeline(created.id) == []
 
 
-def test_get_page_hides_deleted_pages_unless_asked(store: MnemoStore) -> None:
+def test_get_page_hides_deleted_pages_unless_asked(store: Store) -> None:
     page = put_page(store, "notes/a", "# A\n")
     with store.transaction():
         store.mark_page_deleted(page.id, ts(9))
@@ -63,7 +63,7 @@ def test_get_page_hides_deleted_pages_unless_asked(store: MnemoStore) -> None:
     assert store.get_page("default", "notes/a") == revived
 
 
-def test_get_pages_returns_live_pages_by_slug(store: MnemoStore) -> None:
+def test_get_pages_returns_live_pages_by_slug(store: Store) -> None:
     a = put_page(store, "notes/a", "# A\n")
     put_page(store, "notes/b", "# B\n")
     gone = put_page(store, "notes/gone", "# Gone\n")
@@ -74,7 +74,7 @@ def test_get_pages_returns_live_pages_by_slug(store: MnemoStore) -> None:
     assert store.get_pages("default", []) == {}
 
 
-def test_aliases_links_and_timeline_are_derived(store: MnemoStore) -> None:
+def test_aliases_links_and_timeline_are_derived(store: Store) -> None:
     alice = put_page(store, "people/alice", ALICE)
     assert store.page_aliases(alice.id) == ["Ally", "Dr. Zoë A."]
     assert store.alias_norms_for("default", ["people/alice", "people/none"]) == {
@@ -93,7 +93,7 @@ def test_aliases_links_and_timeline_are_derived(store: MnemoStore) -> None:
     ]
 
 
-def test_backlinks_respect_privacy_type_and_deletion(store: MnemoStore) -> None:
+def test_backlinks_respect_privacy_type_and_deletion(store: Store) -> None:
     put_page(store, "people/alice", ALICE)
     put_page(store, "notes/secret", PRIVATE)
     put_page(store, "notes/public", "# Public\n\nMet [[people/alice]] and [[people/bob]].\n")
@@ -116,7 +116,7 @@ def test_backlinks_respect_privacy_type_and_deletion(store: MnemoStore) -> None:
     assert store.count_backlinks("default", "companies/acme") == 1
 
 
-def test_list_pages_filters_compose_and_paginate(store: MnemoStore) -> None:
+def test_list_pages_filters_compose_and_paginate(store: Store) -> None:
     put_page(store, "people/alice", ALICE, ts(1))
     put_page(store, "people/bob", "# Bob\n", ts(2))
     put_page(store, "notes/secret", PRIVATE, ts(3))
@@ -138,7 +138,7 @@ def test_list_pages_filters_compose_and_paginate(store: MnemoStore) -> None:
     assert store.list_pages("other-source") == []
 
 
-def test_pages_changed_since_is_a_keyset_oldest_first(store: MnemoStore) -> None:
+def test_pages_changed_since_is_a_keyset_oldest_first(store: Store) -> None:
     put_page(store, "notes/b", "# B\n", ts(1))
     put_page(store, "notes/a", "# A\n", ts(1))
     put_page(store, "notes/secret", PRIVATE, ts(2))
@@ -156,7 +156,7 @@ def test_pages_changed_since_is_a_keyset_oldest_first(store: MnemoStore) -> None
     assert changed(ts(3), "notes/c") == []
 
 
-def test_find_pages_by_alias_title_and_slug_tail(store: MnemoStore) -> None:
+def test_find_pages_by_alias_title_and_slug_tail(store: Store) -> None:
     alice = put_page(store, "people/alice", ALICE, ts(1))
     other = put_page(store, "archive/alice", "# Alice Example\n", ts(2))
     assert [p.id for p in store.find_pages_by_alias("default", "ally")] == [alice.id]
@@ -174,7 +174,7 @@ def test_find_pages_by_alias_title_and_slug_tail(store: MnemoStore) -> None:
     assert store.find_pages_by_title("other-source", "alice example") == []
 
 
-def test_sources_are_separate_namespaces(store: MnemoStore) -> None:
+def test_sources_are_separate_namespaces(store: Store) -> None:
     put_page(store, "notes/a", "# In default\n")
     assert store.get_page("elsewhere", "notes/a") is None
     assert store.find_pages_by_slug_tail("elsewhere", "a") == []

@@ -10,14 +10,14 @@ import pytest
 
 from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.scope import ReadScope
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 from tests.store.contract import insert_memory, ts
 
 OWNER = ReadScope(org_id=None, reader="owner")
 TENANT = ReadScope(org_id=None, trusted=True)
 
 
-def remember(store: MnemoStore, text: str, at: float, *, agent: str = "owner",
+def remember(store: Store, text: str, at: float, *, agent: str = "owner",
              **fields: object) -> Memory:
     draft = MemoryDraft(text=text, agent_id=agent, origin="grpc", thread_id="t1",
                         metadata={"city": text}, **fields)  # type: ignore[arg-type]
@@ -25,7 +25,7 @@ def remember(store: MnemoStore, text: str, at: float, *, agent: str = "owner",
 
 
 @pytest.fixture
-def rows(store: MnemoStore) -> dict[str, Memory]:
+def rows(store: Store) -> dict[str, Memory]:
     return {
         "mine": remember(store, "mine", 1, scope="private"),
         "acme": remember(store, "acme", 2, scope="public", org_id="acme"),
@@ -35,7 +35,7 @@ def rows(store: MnemoStore) -> dict[str, Memory]:
 
 
 def test_chain_rows_and_thread_memories_keep_what_the_scope_sees(
-    store: MnemoStore, rows: dict[str, Memory]
+    store: Store, rows: dict[str, Memory]
 ) -> None:
     def uuids(found: list) -> list[str]:
         return [r.uuid for r in found]
@@ -51,7 +51,7 @@ def test_chain_rows_and_thread_memories_keep_what_the_scope_sees(
                                            as_of=False)) == 2
 
 
-def test_audit_scans_keep_what_the_scope_sees(store: MnemoStore,
+def test_audit_scans_keep_what_the_scope_sees(store: Store,
                                               rows: dict[str, Memory]) -> None:
     mine = list(store.mnemo_audit_events("owner", None, scope=OWNER, now=ts(9)))
     assert [e.subject_id for e in mine] == [rows["mine"].uuid]

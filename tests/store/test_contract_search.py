@@ -13,7 +13,7 @@ from brainkeep.core.models import MemoryDraft
 from brainkeep.core.query import PageScope, query_terms
 from brainkeep.core.retrieval import CHUNK, MEMORY, PAGE, FactFilter, NewEmbedding
 from brainkeep.core.scope import ReadScope
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 from tests.store.contract import PRIVATE_PAGE, insert_memory, put_page, ts
 
 MODEL, DIM = "test-model", 3
@@ -26,7 +26,7 @@ def unit(*values: float) -> np.ndarray:
     return v / np.linalg.norm(v)
 
 
-def test_keyword_chunks_and_titles(store: MnemoStore) -> None:
+def test_keyword_chunks_and_titles(store: Store) -> None:
     tea = put_page(store, "notes/tea", "# Green tea\n\nSencha is a green tea from Japan.\n")
     coffee = put_page(store, "notes/coffee", "# Coffee\n\nEspresso, not tea at all... tea!\n")
     secret = put_page(store, "notes/secret", PRIVATE_PAGE + "\nSecret green tea stash.\n")
@@ -52,7 +52,7 @@ def test_keyword_chunks_and_titles(store: MnemoStore) -> None:
                                                    10) == []
 
 
-def test_keyword_memories_take_fact_and_memory_filters(store: MnemoStore) -> None:
+def test_keyword_memories_take_fact_and_memory_filters(store: Store) -> None:
     world = insert_memory(store, MemoryDraft(text="Alice drinks green tea"), ts(1))
     private = insert_memory(store, MemoryDraft(text="Alice hides her tea", visibility="private",
                                                scope="private"), ts(2))
@@ -77,7 +77,7 @@ def test_keyword_memories_take_fact_and_memory_filters(store: MnemoStore) -> Non
     assert ids(FactFilter(now=ts(12), scope=ReadScope())) == set()
 
 
-def test_nearest_and_vector_count(store: MnemoStore) -> None:
+def test_nearest_and_vector_count(store: Store) -> None:
     page = put_page(store, "notes/a", "# A\n\nfirst\n\n## Timeline\n- 2024-01-01: second\n")
     secret = put_page(store, "notes/secret", PRIVATE_PAGE)
     (c1, _), (c2, _) = store.page_chunk_texts(page.id)
@@ -118,7 +118,7 @@ def test_nearest_and_vector_count(store: MnemoStore) -> None:
     assert index.vector_count(CHUNK) == 4
 
 
-def test_page_lookups_apply_privacy_and_deletion(store: MnemoStore) -> None:
+def test_page_lookups_apply_privacy_and_deletion(store: Store) -> None:
     alice = put_page(store, "people/alice", "---\naliases: [Ally]\n---\n# Alice\n\nbody\n")
     secret = put_page(store, "notes/secret", PRIVATE_PAGE)
     gone = put_page(store, "notes/gone", "# Alice\n")

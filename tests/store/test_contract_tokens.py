@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from brainkeep.core.token_models import ApiToken
 from brainkeep.core.tokens import hash_secret
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 from tests.store.contract import ts
 
 
@@ -15,7 +15,7 @@ def token(token_id: str, name: str, *, expires_at: str | None = None) -> ApiToke
                     scopes=("read", "write"), created_at=ts(0), expires_at=expires_at)
 
 
-def test_insert_and_get_token_round_trip(store: MnemoStore) -> None:
+def test_insert_and_get_token_round_trip(store: Store) -> None:
     original = token("t1", "laptop", expires_at=ts(100))
     with store.transaction():
         store.insert_token(original)
@@ -23,7 +23,7 @@ def test_insert_and_get_token_round_trip(store: MnemoStore) -> None:
     assert store.get_token("missing") is None
 
 
-def test_token_binding_round_trips(store: MnemoStore) -> None:
+def test_token_binding_round_trips(store: Store) -> None:
     bound = replace(token("t1", "agent"), org_id="acme", agent_id="agent-7")
     with store.transaction():
         store.insert_token(bound)
@@ -31,7 +31,7 @@ def test_token_binding_round_trips(store: MnemoStore) -> None:
     assert stored == bound and (stored.org_id, stored.agent_id) == ("acme", "agent-7")
 
 
-def test_revoked_tokens_leave_lists_and_name_lookup(store: MnemoStore) -> None:
+def test_revoked_tokens_leave_lists_and_name_lookup(store: Store) -> None:
     with store.transaction():
         store.insert_token(token("t1", "laptop"))
         store.insert_token(token("t2", "ci"))
@@ -51,7 +51,7 @@ def test_revoked_tokens_leave_lists_and_name_lookup(store: MnemoStore) -> None:
     assert live is not None and live.id == "t3"
 
 
-def test_count_usable_tokens_skips_revoked_and_expired(store: MnemoStore) -> None:
+def test_count_usable_tokens_skips_revoked_and_expired(store: Store) -> None:
     with store.transaction():
         store.insert_token(token("t1", "forever"))
         store.insert_token(token("t2", "short", expires_at=ts(50)))

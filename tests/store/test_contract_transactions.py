@@ -10,7 +10,7 @@ import pytest
 
 from brainkeep.core.models import MemoryDraft, SessionCursor
 from brainkeep.core.token_models import ApiToken
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 from tests.store.conftest import Engine
 from tests.store.contract import (
     NOW,
@@ -26,11 +26,11 @@ class Boom(Exception):
     pass
 
 
-def subjects(store: MnemoStore) -> list[str]:
+def subjects(store: Store) -> list[str]:
     return [e.subject_id for e in store.iter_events()]
 
 
-def test_commit_is_visible_to_another_instance(engine: Engine, store: MnemoStore) -> None:
+def test_commit_is_visible_to_another_instance(engine: Engine, store: Store) -> None:
     other = engine.open()
     with store.transaction():
         store.append_event(new_event(1), NOW)
@@ -40,7 +40,7 @@ def test_commit_is_visible_to_another_instance(engine: Engine, store: MnemoStore
     assert other.get_meta("k") == "v"
 
 
-def test_exception_rolls_back_and_propagates(engine: Engine, store: MnemoStore) -> None:
+def test_exception_rolls_back_and_propagates(engine: Engine, store: Store) -> None:
     other = engine.open()
     with pytest.raises(Boom), store.transaction():
         store.append_event(new_event(1), NOW)
@@ -56,7 +56,7 @@ def test_exception_rolls_back_and_propagates(engine: Engine, store: MnemoStore) 
     assert subjects(other) == ["2"]
 
 
-def test_in_transaction_follows_the_block(store: MnemoStore) -> None:
+def test_in_transaction_follows_the_block(store: Store) -> None:
     assert store.in_transaction() is False
     with store.transaction():
         assert store.in_transaction() is True
@@ -67,7 +67,7 @@ def test_in_transaction_follows_the_block(store: MnemoStore) -> None:
 
 
 def test_nested_failure_rolls_back_only_the_inner_part(
-    engine: Engine, store: MnemoStore
+    engine: Engine, store: Store
 ) -> None:
     with store.transaction():
         store.append_event(new_event(1), NOW)
@@ -85,7 +85,7 @@ def test_nested_failure_rolls_back_only_the_inner_part(
 
 
 def test_nested_success_commits_only_with_the_outer_block(
-    engine: Engine, store: MnemoStore
+    engine: Engine, store: Store
 ) -> None:
     other = engine.open()
     with pytest.raises(Boom), store.transaction():
@@ -96,7 +96,7 @@ def test_nested_success_commits_only_with_the_outer_block(
     assert subjects(store) == subjects(other) == []
 
 
-def test_deeper_nesting_unwinds_level_by_level(store: MnemoStore) -> None:
+def test_deeper_nesting_unwinds_level_by_level(store: Store) -> None:
     with store.transaction():
         store.append_event(new_event(1), NOW)
         with store.transaction():
@@ -114,7 +114,7 @@ def test_deeper_nesting_unwinds_level_by_level(store: MnemoStore) -> None:
     assert chain_errors(list(store.iter_events())) == []
 
 
-def test_methods_never_commit_on_their_own(engine: Engine, store: MnemoStore) -> None:
+def test_methods_never_commit_on_their_own(engine: Engine, store: Store) -> None:
     """Writes of every repository stay invisible to another instance until commit,
     and vanish on rollback."""
     other = engine.open()
@@ -148,7 +148,7 @@ def test_methods_never_commit_on_their_own(engine: Engine, store: MnemoStore) ->
 
 
 def test_seq_stays_gap_free_after_a_rolled_back_append(
-    engine: Engine, store: MnemoStore
+    engine: Engine, store: Store
 ) -> None:
     with store.transaction():
         store.append_event(new_event(1), ts(1))

@@ -20,7 +20,7 @@ from brainkeep.core.models import (
 from brainkeep.core.retrieval import FactFilter
 from brainkeep.core.scope import can_see, may_change
 from brainkeep.errors import InvalidInput, NotFound, PermissionDenied
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 
 FACT_LIMIT_MAX = 100
 # Integer fact ids fit SQLite's signed 64-bit column; longer digit strings cannot name one.
@@ -85,7 +85,7 @@ class ForgetResult:
 class FactService:
     """Fact operations over a Store, for one source."""
 
-    store: MnemoStore
+    store: Store
     clock: Clock
     source_id: str = DEFAULT_SOURCE
     similarity: FactSimilarity | None = None

@@ -5,10 +5,10 @@ from __future__ import annotations
 from brainkeep.core.mnemo.models import IMPLIED
 from brainkeep.core.models import Memory
 from brainkeep.core.scope import ReadScope
-from brainkeep.store.mnemo_base import MnemoStore
+from brainkeep.store.base import Store
 
 
-def holds(store: MnemoStore, memory: Memory, scope: ReadScope, permission: str,
+def holds(store: Store, memory: Memory, scope: ReadScope, permission: str,
           now: str) -> bool:
     """Whether the scope's reader holds a live ACL or delegation implying ``permission``."""
     if not scope.reader:
@@ -19,6 +19,6 @@ def holds(store: MnemoStore, memory: Memory, scope: ReadScope, permission: str,
     )
 
 
-def any_live_acl(store: MnemoStore, memory: Memory, now: str) -> bool:
+def any_live_acl(store: Store, memory: Memory, now: str) -> bool:
     """Whether any ACL on ``memory`` is live (``core/scope.py`` ``shares_live`` asks)."""
     return store.mnemo_any_live_acl(memory.id, now)

@@ -13,7 +13,7 @@ from brainkeep.core.models import Event, Memory, NewEvent
 from brainkeep.store.search_index import SearchIndex
 
 if TYPE_CHECKING:  # the store protocol imports our models: type-only to avoid a cycle
-    from brainkeep.store.mnemo_base import MnemoStore
+    from brainkeep.store.base import Store
 
 T = TypeVar("T")
 
@@ -47,7 +47,7 @@ class MemoryIndexer(Protocol):
 class MnemoContext:
     """Dependencies of the Mnemo services, handed down by ``Brain``."""
 
-    store: MnemoStore
+    store: Store
     clock: Clock
     source_id: str
     vectors: MemoryVectors | None = None

@@ -1,0 +1,1 @@
+"""The repository protocols the Store protocol is made of (store/base.py composes them)."""

@@ -1,0 +1,78 @@
+"""The event log: append-only and hash-chained, plus the scans the one verifier runs.
+
+Part of the Store protocol (store/base.py); no method commits on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol
+
+from brainkeep.core.integrity_rows import (
+    AclState,
+    DelegationState,
+    MemoryState,
+    PageState,
+    Vanished,
+)
+from brainkeep.core.mnemo.models import (
+    AuditEvent,
+    ChainRow,
+    FactWrite,
+)
+from brainkeep.core.models import (
+    Event,
+    NewEvent,
+)
+from brainkeep.core.scope import ReadScope
+
+
+class EventLog(Protocol):
+    """The append-only, hash-chained event log and the integrity scans the one verifier runs."""
+
+    # -- events ----------------------------------------------------------------
+    def append_event(self, event: NewEvent, now: str) -> Event: ...
+    def iter_events(self, *, after_seq: int = 0, batch: int = 2000) -> Iterator[Event]: ...
+    def events_for(self, subject_type: str, subject_id: str) -> list[Event]: ...
+    def recorded_hashes(self, subject_type: str) -> dict[str, str]: ...
+    def iter_page_contents(self) -> Iterator[tuple[str, str, str, str]]: ...
+    # Verification scans (core/verify.py): memory chains, logged hard deletes
+    # and logged inserts, so a row removed behind the server's back is found.
+    # ``scope`` (grants live at ``now``): only rows its reader may see, for
+    # what Verify reports; the walk itself reads every row.
+    def mnemo_chain_rows(
+        self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None,
+        scope: ReadScope | None = None, now: str | None = None,
+    ) -> list[ChainRow]: ...
+    def mnemo_tombstones(self) -> list[tuple[str, str, str | None]]: ...
+    def mnemo_inserted(
+        self, agent_id: str | None, thread_id: str | None
+    ) -> list[tuple[str, str]]: ...
+    # Tamper scans (core/verify.py, store/sqlite/integrity.py): each row beside
+    # the newest hashes its events recorded, streamed; the chain head.
+    def event_at(self, seq: int) -> Event | None: ...
+    def chain_tip(self) -> tuple[int, str] | None: ...
+    def state_marker_seq(self) -> int | None: ...
+    def iter_memory_states(
+        self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None
+    ) -> Iterator[MemoryState]: ...
+    def iter_vanished_memories(
+        self, agent_id: str | None, thread_id: str | None
+    ) -> Iterator[str]: ...
+    def iter_page_states(self) -> Iterator[PageState]: ...
+    def iter_vanished_pages(self) -> Iterator[Vanished]: ...
+    def iter_acl_states(self) -> Iterator[AclState]: ...
+    def iter_delegation_states(self) -> Iterator[DelegationState]: ...
+    def iter_vanished_grants(self) -> Iterator[Vanished]: ...
+
+    # -- verification and audit ------------------------------------------------
+    # (the chain scans Verify needs are on ``Store``: core/verify.py uses them)
+    # ``scope`` (grants live at ``now``): only what its reader may see.
+    def mnemo_audit_events(
+        self, agent_id: str | None, thread_id: str | None, *,
+        scope: ReadScope | None = None, now: str | None = None,
+    ) -> Iterator[AuditEvent]: ...
+    def mnemo_fact_writes(
+        self, agent_id: str | None, thread_id: str | None, fact_key: str, *,
+        scope: ReadScope | None = None, now: str | None = None,
+    ) -> list[FactWrite]: ...
