@@ -43,3 +43,5 @@ def http_server(
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()  # else a ResourceWarning (the suite runs with them as errors)

@@ -93,9 +93,11 @@ def test_protocol_summary_and_json_document(home: Path) -> None:
 
 
 def test_stats_without_calls(home: Path) -> None:
-    result = invoke(home, "protocol", "stats", "--days", "nonsense")
+    # An unparseable --days is a caller mistake (exit 2), never a silent 30.
+    assert invoke(home, "protocol", "stats", "--days", "nonsense").exit_code == 2
+    result = invoke(home, "protocol", "stats")
     assert result.exit_code == 0, result.output
-    assert "last 30 days" in result.output  # unparseable --days falls back to 30
+    assert "last 30 days" in result.output
     assert "no verb calls recorded yet" in result.output
     assert "no verb calls since install" in result.output
 

@@ -165,6 +165,9 @@ def test_serve_grpc_subprocess_starts_answers_and_exits_cleanly(tmp_path: Path) 
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()  # else a ResourceWarning (the suite runs with them as errors)
     brain = open_brain(Settings(home=home))
     try:
         assert brain.store.counts()["memories"] == 1

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,6 +31,9 @@ EXIT_CODES = {
 # timeout) shares the wire code `unavailable` with a missing provider, but a
 # script must tell "retry now" from "fix the config", so it exits 6.
 EXIT_RETRYABLE = 6
+# The reader of stdout went away (`brainkeep list | head -3`): the output was
+# cut short on purpose, nothing failed. 128 + SIGPIPE, as a shell reports it.
+EXIT_BROKEN_PIPE = 141
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -114,7 +119,29 @@ def report_error(cli: CliContext, payload: dict[str, Any], *, retryable: bool = 
 
 
 class BrainkeepGroup(click.Group):
-    """The root group: turns our errors into stderr text and an exit code."""
+    """The root group, the CLI's error edge: every failure becomes stderr text and an exit code.
+
+    Our errors map through ``EXIT_CODES``; a closed stdout exits quietly with
+    ``EXIT_BROKEN_PIPE``; anything else is reported as `internal` (exit 1)
+    with its type and message, the traceback only under ``BRAINKEEP_DEBUG=1``.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # Undecodable argv bytes arrive as lone surrogates (PEP 383) and would
+        # fail deep inside SQLite or an encoder; refuse them before any command.
+        for arg in args:
+            if not _is_utf8(arg):
+                cli = ctx.ensure_object(CliContext)
+                cli.json_mode = "--json" in args
+                shown = arg.encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace")
+                error = InvalidInput(
+                    f"The argument '{shown}' is not valid UTF-8 text.",
+                    suggestion="Pass slugs, queries and values as UTF-8 (check the shell's "
+                    "locale or the script's encoding).",
+                    field="argv",
+                )
+                ctx.exit(report_error(cli, error.payload()))
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -122,8 +149,43 @@ class BrainkeepGroup(click.Group):
         except BrainkeepError as exc:
             cli = ctx.ensure_object(CliContext)
             ctx.exit(report_error(cli, exc.payload(), retryable=exc.retryable))
+        except BrokenPipeError:
+            _discard_stdout()
+            ctx.exit(EXIT_BROKEN_PIPE)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:  # noqa: BLE001 — the edge converts, never swallows
+            if os.environ.get("BRAINKEEP_DEBUG"):
+                traceback.print_exc()
+            cli = ctx.ensure_object(CliContext)
+            error = BrainkeepError(
+                "Internal error: brainkeep hit a bug.",
+                suggestion="Retry; if it persists, run `brainkeep doctor` and report this "
+                "message (BRAINKEEP_DEBUG=1 prints the traceback).",
+                detail=f"{type(exc).__name__}: {exc}",
+            )
+            ctx.exit(report_error(cli, error.payload()))
         finally:
             ctx.ensure_object(CliContext).close()
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a real descriptor (click's test runner): nothing will flush
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def read_text_arg(path: str | None) -> str:

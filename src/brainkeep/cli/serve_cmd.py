@@ -17,6 +17,14 @@ from brainkeep.ops.catalog import SURFACES
 
 pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 
+# In-flight gRPC calls get this long to finish after SIGTERM/SIGINT (HTTP has
+# its own SHUTDOWN_GRACE_S in mcp/http.py, stdio in mcp/stdio.py).
+GRPC_GRACE_S = 5.0
+# The main thread waits in short slices: a signal delivered to one of gRPC's
+# own threads only sets Python's flag, and a wait without a timeout never
+# returns to run the handler (the "ignores SIGTERM" bug).
+_POLL_S = 0.1
+
 
 @click.command()
 @click.option(
@@ -60,36 +68,54 @@ def serve(
 
     stdout belongs to the MCP protocol on stdio; logs go to stderr.
     """
+    stop = _stop_on_signals()
     stdio_caller = _stdio_caller(org_id, agent_id, http=http, grpc_=grpc_)
     brain = cli.brain()
     brain.store.optimize()  # a long-running server should plan with fresh statistics
     settings = cli.settings
     surface = surface or str(settings.get("mcp_surface") or "full")
-    stop = threading.Event()
     grpc_handle = None
     if grpc_:
-        from brainkeep.grpc.server import start_grpc_server
+        from brainkeep.grpc.server import check_grpc_auth, normalize_token, start_grpc_server
 
-        token = settings.env.get("BRAINKEEP_GRPC_TOKEN") or settings.get("grpc.token") or None
+        token = normalize_token(settings.env.get("BRAINKEEP_GRPC_TOKEN")) or normalize_token(
+            str(settings.get("grpc.token") or ""))
+        warning = check_grpc_auth(bind, token)  # before binding: a refusal exits 2
         grpc_handle = start_grpc_server(brain, bind=bind, port=grpc_port, token=token)
+        if warning:
+            click.echo(warning, err=True)
         click.echo(f"gRPC listening on {bind}:{grpc_handle.port}", err=True)
     try:
         if http:
             from brainkeep.mcp.http import run_http_server
 
-            run_http_server(brain, settings, surface=surface, bind=bind, port=port)
+            run_http_server(brain, settings, surface=surface, bind=bind, port=port, stop=stop)
         elif grpc_:
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                signal.signal(sig, lambda *_: stop.set())
-            stop.wait()
+            while not stop.wait(_POLL_S):
+                pass
+            click.echo("brainkeep: stopping gRPC (draining in-flight calls)", err=True)
         else:
             from brainkeep.mcp.stdio import run_stdio_server
 
-            run_stdio_server(brain, surface=surface, caller=stdio_caller)
+            run_stdio_server(brain, surface=surface, caller=stdio_caller, stop=stop)
     finally:
         if grpc_handle is not None:
-            grpc_handle.stop(grace=5.0)
+            grpc_handle.stop(grace=GRPC_GRACE_S)
         sys.stderr.flush()
+
+
+def _stop_on_signals() -> threading.Event:
+    """Make SIGTERM and SIGINT set one event, from the first line of `serve` on.
+
+    Installed before anything is opened, so a signal that lands while the
+    server is still starting is not lost (nor a raw kill): every server kind
+    checks the event once it runs, stops accepting, drains, and exits 0.
+    uvicorn swaps in its own handlers while it serves and also checks this.
+    """
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    return stop
 
 
 def _stdio_caller(org_id: str | None, agent_id: str | None, *, http: bool, grpc_: bool

@@ -4,7 +4,9 @@ Certifies SHAPE (required fields, enums, consts), CONTRACT BEHAVIOUR (error
 codes with fixes, idempotent forget, entity miss is not an error, privacy
 fence) and ROUND-TRIPS (remember → recall by entity). It never judges ranking
 quality. It is a live test that WRITES: it seeds a marker-named page (when
-the target exposes ``put_page``) and marker-named facts, and leaves them.
+the target exposes ``put_page``) and marker-named facts, and leaves them
+unless ``cleanup`` is asked for (then it forgets the facts it remembered and
+deletes the page it seeded, through the same protocol).
 """
 
 from __future__ import annotations
@@ -77,14 +79,53 @@ async def run_cases(
     marker: str,
     synthesize: bool = False,
     cases: Sequence[Case] | None = None,
+    cleanup: bool = False,
 ) -> list[CaseResult]:
-    """Seed, check tools/list, then run every fixture case in order."""
+    """Seed, check tools/list, run every fixture case in order, then optionally clean up."""
     seeded = await _seed(client, marker)
     results, advertised = await _check_tools(client)
     ids: dict[str, str] = {}
+    written: list[str] = []
     for case in load_cases() if cases is None else cases:
-        results.append(await _run_case(client, case, marker, ids, advertised, seeded, synthesize))
+        results.append(await _run_case(client, case, marker, ids, advertised, seeded, synthesize,
+                                       written))
+    if cleanup:
+        results.append(await _cleanup(client, marker, written, seeded))
     return results
+
+
+async def _cleanup(client: ConformanceClient, marker: str, written: list[str], seeded: bool
+                   ) -> CaseResult:
+    """Forget every fact this run remembered and delete the page it seeded.
+
+    Forgetting expires a fact (the audit trail keeps it, as for any forget);
+    it no longer answers recall. A fact already forgotten by a case is fine.
+    """
+    problems: list[str] = []
+    unreachable: list[str] = []
+    calls = [("forget", {"id": fact_id, "reason": "conformance --cleanup"}) for fact_id in written]
+    if seeded:
+        calls.append(("delete_page", {"slug": entity_slug(marker)}))
+    for tool, params in calls:
+        try:
+            reply = await client.call_tool(tool, params)
+        except Exception as exc:  # noqa: BLE001 — reported, the rest still gets cleaned
+            problems.append(f"{tool} {params}: {exc.__class__.__name__}: {exc}")
+            continue
+        body = _parse(reply)
+        if reply.is_error and isinstance(body, dict) and body.get("error") == "not_found":
+            # A private fact is invisible to a remote caller, so it cannot forget it either.
+            unreachable.append(str(params.get("id") or params.get("slug")))
+        elif reply.is_error:
+            problems.append(f"{tool} {params}: {reply.text[:120]}")
+    if problems:
+        return CaseResult("cleanup", None, FAIL, "; ".join(problems[:_MAX_PROBLEMS]))
+    detail = f"forgot {len(written) - len(unreachable)} facts" + (
+        ", deleted the seeded page" if seeded else "")
+    if unreachable:
+        detail += (f"; not visible to this caller (private), left: {', '.join(unreachable)} "
+                   "(forget them with `brainkeep forget ID` on the target's machine)")
+    return CaseResult("cleanup", None, PASS, detail)
 
 
 async def _seed(client: ConformanceClient, marker: str) -> bool:
@@ -134,6 +175,7 @@ async def _run_case(
     advertised: set[str],
     seeded: bool,
     synthesize: bool,
+    written: list[str],
 ) -> CaseResult:
     def result(status: str, detail: str | None = None) -> CaseResult:
         return CaseResult(case.name, case.verb, status, detail)
@@ -160,6 +202,9 @@ async def _run_case(
         return result(FAIL, f"response not JSON: {reply.text[:120]!r}")
 
     problems = _judge(case, reply, body)
+    if case.verb == "remember" and not reply.is_error and isinstance(body, dict):
+        if isinstance(body.get("id"), str):
+            written.append(body["id"])  # for --cleanup
     if case.save_as is not None and not reply.is_error:
         # Saved even when another check failed, so one broken field does not
         # cascade into spurious failures of the cases that reuse the id.
@@ -243,6 +288,7 @@ async def run_conformance_async(
     synthesize: bool = False,
     marker: str | None = None,
     cases: Sequence[Case] | None = None,
+    cleanup: bool = False,
 ) -> ConformanceReport:
     """Connect to ``target`` and run the whole kit; connection failure is a failed check."""
     run_marker = marker or new_marker()
@@ -250,7 +296,8 @@ async def run_conformance_async(
     try:
         async with connect(target) as client:
             results.extend(
-                await run_cases(client, marker=run_marker, synthesize=synthesize, cases=cases)
+                await run_cases(client, marker=run_marker, synthesize=synthesize, cases=cases,
+                                cleanup=cleanup)
             )
     except ConnectError as exc:
         results.append(CaseResult("connect", None, FAIL, str(exc)))
@@ -265,10 +312,12 @@ def run_conformance(
     synthesize: bool = False,
     marker: str | None = None,
     cases: Sequence[Case] | None = None,
+    cleanup: bool = False,
 ) -> ConformanceReport:
     """Blocking wrapper around `run_conformance_async` for the CLI and tests."""
     return anyio.run(
         functools.partial(
-            run_conformance_async, target, synthesize=synthesize, marker=marker, cases=cases
+            run_conformance_async, target, synthesize=synthesize, marker=marker, cases=cases,
+            cleanup=cleanup,
         )
     )

@@ -129,7 +129,7 @@ def import_dir(pages: PageService, root: Path, progress: Progress | None = None)
     if not root.is_dir():
         raise InvalidInput(
             f"{root} is not a directory.",
-            suggestion="Pass a folder of .md notes, e.g. `brainkeep import ./notes`.",
+            suggestion="Pass a folder of .md notes, e.g. `brainkeep import examples/notes`.",
             field="dir",
         )
     files, skipped = scan_markdown(root)

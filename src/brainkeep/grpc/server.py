@@ -15,10 +15,11 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from brainkeep.core.mnemo.service import MnemoService
-from brainkeep.errors import Unavailable
+from brainkeep.errors import InvalidInput, Unavailable
 from brainkeep.grpc.auth import BearerTokenInterceptor
 from brainkeep.grpc.generated import mnemo_pb2, mnemo_pb2_grpc
 from brainkeep.grpc.servicer import MnemoServicer
+from brainkeep.netaddr import is_loopback
 
 if TYPE_CHECKING:
     from brainkeep.brain import Brain
@@ -56,6 +57,42 @@ class GrpcServerHandle:
         return not self.server.wait_for_termination(timeout)
 
 
+def normalize_token(token: str | None) -> str | None:
+    """An empty or blank token is no token (as HTTP treats an empty secret)."""
+    token = (token or "").strip()
+    return token or None
+
+
+def check_grpc_auth(bind: str, token: str | None) -> str | None:
+    """Refuse an open server beyond this machine; warn about one on loopback.
+
+    The same rule as `serve --http` (``mcp.http.check_bind_allowed``): a
+    non-loopback bind with no token would let any host on the network read
+    and write the brain.
+
+    Returns:
+        A warning for stderr when serving loopback without a token, else None.
+
+    Raises:
+        InvalidInput: ``bind`` is not loopback and ``token`` is empty (exit 2).
+    """
+    if normalize_token(token):
+        return None
+    if not is_loopback(bind):
+        raise InvalidInput(
+            f"Refusing to serve gRPC on {bind} without a token: it is reachable from other "
+            "machines, and any of them could read and write the brain.",
+            suggestion="Set BRAINKEEP_GRPC_TOKEN (or `brainkeep config set grpc.token "
+            "SECRET`), or bind 127.0.0.1 to serve this machine only.",
+            field="bind",
+        )
+    return (
+        "brainkeep: gRPC is serving WITHOUT a token: any process on this machine can call "
+        "it. Set BRAINKEEP_GRPC_TOKEN (or `brainkeep config set grpc.token SECRET`) to "
+        "require `authorization: Bearer <token>`."
+    )
+
+
 def _address(bind: str, port: int) -> str:
     host = f"[{bind}]" if ":" in bind and not bind.startswith("[") else bind
     return f"{host}:{port}"
@@ -75,13 +112,16 @@ def start_grpc_server(
         brain: the open brain every RPC works on (shared with MCP).
         bind: address to listen on (127.0.0.1 unless told otherwise).
         port: TCP port; 0 picks a free one (see the handle's ``port``).
-        token: when set, every RPC (health and reflection included) needs
-            ``authorization: Bearer <token>``.
+        token: when set (not blank), every RPC (health and reflection
+            included) needs ``authorization: Bearer <token>``.
         max_workers: RPC worker threads.
 
     Raises:
+        InvalidInput: a non-loopback ``bind`` without a token.
         Unavailable: the address cannot be bound.
     """
+    token = normalize_token(token)
+    check_grpc_auth(bind, token)
     interceptors = [BearerTokenInterceptor(token)] if token else []
     server = grpc.server(
         ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="brainkeep-grpc"),

@@ -13,11 +13,11 @@ happen in the dispatcher and below.
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import logging
 import signal
 import socket
 import sys
+import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -40,6 +40,7 @@ from brainkeep.mcp.gate import GateLimits, McpGate
 from brainkeep.mcp.limits import RateLimiter
 from brainkeep.mcp.routing import SessionRouter
 from brainkeep.mcp.server import build_server
+from brainkeep.netaddr import is_loopback
 from brainkeep.ops.registry import open_dispatcher
 
 log = logging.getLogger("brainkeep.http")
@@ -52,21 +53,6 @@ MAX_SESSIONS = 2000
 SHUTDOWN_GRACE_S = 10
 # Connections beyond this get 503 from uvicorn instead of queueing without bound.
 MAX_CONCURRENT_CONNECTIONS = 512
-_LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
-
-
-def is_loopback(bind: str) -> bool:
-    """Whether ``bind`` only accepts connections from this machine.
-
-    Hostnames other than localhost count as non-loopback (fail closed).
-    """
-    host = bind.strip().strip("[]")
-    if host.lower() in _LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def check_bind_allowed(bind: str, tokens: TokenService) -> None:
@@ -196,7 +182,18 @@ class _Server(uvicorn.Server):
 
     uvicorn re-raises the captured signal after its graceful shutdown, which
     would turn a clean stop into a KeyboardInterrupt or a signal exit status.
+    ``stop`` is the event `brainkeep serve` sets on a signal that arrived
+    before uvicorn installed its own handlers; each tick checks it.
     """
+
+    def __init__(self, config: uvicorn.Config, stop: threading.Event | None = None) -> None:
+        super().__init__(config)
+        self._stop = stop
+
+    async def on_tick(self, counter: int) -> bool:
+        if self._stop is not None and self._stop.is_set():
+            self.should_exit = True
+        return await super().on_tick(counter)
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
@@ -210,9 +207,10 @@ class _Server(uvicorn.Server):
 
 
 def run_http_server(
-    brain: Brain, settings: Settings, *, surface: str, bind: str, port: int
+    brain: Brain, settings: Settings, *, surface: str, bind: str, port: int,
+    stop: threading.Event | None = None,
 ) -> None:
-    """Serve MCP over HTTP until SIGINT/SIGTERM, then finish in-flight requests and return.
+    """Serve MCP over HTTP until SIGINT/SIGTERM (or ``stop``), then finish in-flight requests.
 
     Raises:
         InvalidInput: a non-loopback ``bind`` while no token exists.
@@ -246,7 +244,7 @@ def run_http_server(
         "limit_concurrency": MAX_CONCURRENT_CONNECTIONS,
         "server_header": False,
     }
-    server = _Server(uvicorn.Config(app, **config))
+    server = _Server(uvicorn.Config(app, **config), stop)
     try:
         server.run(sockets=[sock])
     finally:
