@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-import sqlite3
-from typing import Any
+from typing import Any, Protocol
 
 from brainkeep.core.limits import MAX_STORED_FRONTMATTER_CHARS
 from brainkeep.core.models import Event, Memory, Page
@@ -17,12 +16,19 @@ _PAGE_FIELDS = (
 PAGE_COLUMNS = ", ".join(_PAGE_FIELDS)
 
 
+class RowLike(Protocol):
+    """A row read by column name (``sqlite3.Row``, or the PostgreSQL engine's ``Row``)."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
+    def keys(self) -> list[str]: ...
+
+
 def page_columns(alias: str) -> str:
     """PAGE_COLUMNS qualified by a table alias, for joins."""
     return ", ".join(f"{alias}.{name}" for name in _PAGE_FIELDS)
 
 
-def page_from_row(row: sqlite3.Row) -> Page:
+def page_from_row(row: RowLike) -> Page:
     return Page(
         id=row["id"],
         source_id=row["source_id"],
@@ -52,7 +58,7 @@ def _frontmatter(text: str) -> dict[str, Any]:
     return value
 
 
-def memory_from_row(row: sqlite3.Row) -> Memory:
+def memory_from_row(row: RowLike) -> Memory:
     return Memory(
         id=row["id"],
         uuid=row["uuid"],
@@ -99,7 +105,7 @@ def memory_from_row(row: sqlite3.Row) -> Memory:
     )
 
 
-def event_from_row(row: sqlite3.Row) -> Event:
+def event_from_row(row: RowLike) -> Event:
     return Event(
         seq=row["seq"],
         ts=row["ts"],

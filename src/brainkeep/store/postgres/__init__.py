@@ -1,0 +1,126 @@
+"""The PostgreSQL engine behind the Store protocol (a team's shared brain).
+
+Ported: lifecycle and meta (this module), the event log (``events``),
+memory writes and reads (``memories``), the verifier's scans
+(``integrity``) and the chain scans (``audit_scans``, partly). Everything
+else raises ``pending.NotPorted`` naming its SQLite repository; the next
+ports, in order of use:
+
+- ``pages`` (pages, aliases, links, timeline, chunks; ``alias_text`` is kept
+  by a trigger, ``tsv`` columns are generated), then ``changes`` (delta),
+  ``cursors``, ``tokens``;
+- the rest of ``audit_scans``, ``mnemo``, ``checkpoints``;
+- ``SearchIndex`` (``search_index``): keyword over ``tsv`` with
+  ``websearch_to_tsquery('simple', …)``/``ts_rank_cd``, nearest over
+  ``embeddings.vector`` with ``<=>`` on the per-dimension HNSW index
+  (``brainkeep_ensure_hnsw(dim)``; ``SET LOCAL hnsw.iterative_scan`` for
+  filtered search), ``vectors`` (``engine.vector_available`` False: the
+  embeddings table is absent, report ``search_degraded``).
+
+How to write a method: see ``engine.py`` (placeholders ``%s``/``%(name)s``,
+``Row`` access, ``transaction()``/``writing()``, ``stream``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from brainkeep.store.postgres.audit_scans import AuditScansMixin
+from brainkeep.store.postgres.engine import CONNECT_TIMEOUT_S, LOCK_TIMEOUT_MS, PostgresEngine
+from brainkeep.store.postgres.events import EventsMixin
+from brainkeep.store.postgres.integrity import IntegrityMixin
+from brainkeep.store.postgres.memories import MemoriesMixin
+from brainkeep.store.postgres.pending import NotPorted, sqlite_methods
+
+
+class PostgresStore(MemoriesMixin, EventsMixin, AuditScansMixin, IntegrityMixin):
+    """A brain in one PostgreSQL database, shared by any number of processes."""
+
+    engine_name = "postgres"
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        pool_min: int = 1,
+        pool_max: int = 10,
+        connect_timeout_s: float = CONNECT_TIMEOUT_S,
+        lock_timeout_ms: int = LOCK_TIMEOUT_MS,
+    ) -> None:
+        """Open (and migrate) the brain database at ``url``; see ``PostgresEngine``."""
+        self.db = PostgresEngine(url, pool_min=pool_min, pool_max=pool_max,
+                                 connect_timeout_s=connect_timeout_s,
+                                 lock_timeout_ms=lock_timeout_ms)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for attributes the class lacks: a Store method not
+        # ported yet fails loudly with its repository's name.
+        repository = sqlite_methods().get(name)
+        if repository is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        raise NotPorted(name, repository)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self.db.transaction():
+            yield
+
+    def in_transaction(self) -> bool:
+        return self.db.in_transaction()
+
+    def close(self) -> None:
+        self.db.close()
+
+    def optimize(self) -> None:
+        """Refresh planner statistics (``ANALYZE``; autovacuum does the vacuuming).
+
+        Bounded like SQLite's ``analysis_limit``: ANALYZE samples a fixed
+        number of rows per table, whatever the brain's size.
+        """
+        self.db.execute("ANALYZE")
+
+    def schema_version(self) -> int:
+        return self.db.schema_version()
+
+    def get_meta(self, key: str) -> str | None:
+        value = self.db.scalar("SELECT value FROM meta WHERE key = %s", (key,))
+        return None if value is None else str(value)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute(
+            "INSERT INTO meta (key, value) VALUES (%s, %s) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def counts(self) -> dict[str, int]:
+        """Row counts for `doctor` (one round trip)."""
+        queries = {
+            "pages": "SELECT COUNT(*) FROM pages WHERE deleted_at IS NULL",
+            "pages_deleted": "SELECT COUNT(*) FROM pages WHERE deleted_at IS NOT NULL",
+            "links": "SELECT COUNT(*) FROM links",
+            "aliases": "SELECT COUNT(*) FROM page_aliases",
+            "timeline_entries": "SELECT COUNT(*) FROM timeline_entries",
+            "chunks": "SELECT COUNT(*) FROM chunks",
+            "memories": "SELECT COUNT(*) FROM memories",
+            "memories_active": "SELECT COUNT(*) FROM memories WHERE expired_at IS NULL "
+            "AND deleted_at IS NULL",
+            "events": "SELECT COUNT(*) FROM events",
+        }
+        row = self.db.one("SELECT " + ", ".join(f"({sql}) AS {name}"
+                                                for name, sql in queries.items()))
+        assert row is not None
+        return {name: int(row[name]) for name in queries}
+
+    def size_bytes(self) -> int:
+        """The database's size on disk (``pg_database_size``), indexes and TOAST included."""
+        return int(self.db.scalar("SELECT pg_database_size(current_database())"))
+
+    def prune_embedding_tombstones(self, keep: int) -> int:
+        """Nothing to prune: vectors are searched in the database, without tombstones."""
+        return 0
+
+
+__all__ = ["NotPorted", "PostgresStore"]

@@ -1,0 +1,156 @@
+"""The read scope compiled to SQL, once, for every engine (one rule, one place).
+
+``core/scope.py`` states the rules; this is their only SQL form. Both the
+facts arm of the MCP verbs and every gRPC recall strategy of every engine
+call it, so a tenant, quarantine or access rule cannot differ between the
+protocols or between SQLite and PostgreSQL. The engines differ only in what
+a ``Dialect`` names: placeholder marks and null-safe equality. Placeholders
+come from a ``bind`` callback, so one fragment serves queries with
+positional and named parameters alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from brainkeep.core.scope import OPEN_SCOPES, ReadScope
+
+Bind = Callable[[Any], str]
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """What differs between engines in the read-scope SQL."""
+
+    name: str
+    # The positional placeholder.
+    mark: str
+    # A named placeholder for ``name``.
+    named_mark: Callable[[str], str]
+    # Equality that is true for NULL = NULL (a tenant without an org).
+    null_safe_eq: str
+
+
+SQLITE = Dialect("sqlite", "?", lambda name: f":{name}", "IS")
+POSTGRES = Dialect("postgres", "%s", lambda name: f"%({name})s", "IS NOT DISTINCT FROM")
+
+
+def positional(params: list[Any], dialect: Dialect) -> Bind:
+    """A binder appending to a positional parameter list."""
+
+    def bind(value: Any) -> str:
+        params.append(value)
+        return dialect.mark
+
+    return bind
+
+
+def named(params: dict[str, Any], dialect: Dialect, prefix: str = "v") -> Bind:
+    """A binder adding ``{prefix}N`` entries to a named parameter dict."""
+
+    def bind(value: Any) -> str:
+        name = f"{prefix}{len(params)}"
+        params[name] = value
+        return dialect.named_mark(name)
+
+    return bind
+
+
+_OPEN = ", ".join(f"'{s}'" for s in OPEN_SCOPES)
+
+
+def acl_live(acl: str, now: str) -> str:
+    """An ACL row (alias ``acl``) that has not expired at placeholder ``now``.
+
+    A revoked ACL has no row (core/mnemo/revocation.py), so it is never live.
+    """
+    return f"({acl}.expires_at IS NULL OR {acl}.expires_at > {now})"
+
+
+def shares_live(t: str, now: str) -> str:
+    """Memory ``t`` reads as shared: written shared, or Share made it so and an ACL is live.
+
+    ``core/scope.py`` ``shares_live``; the caller has already required
+    ``{t}.scope = 'shared'``.
+    """
+    return (
+        f"({t}.shared_by_grant = 0 OR EXISTS (SELECT 1 FROM mnemo_acls s "
+        f"WHERE s.memory_id = {t}.id AND {acl_live('s', now)}))"
+    )
+
+
+def delegation_covers(d: str, t: str, now: str) -> str:
+    """A live delegation row (alias ``d``) whose owner and selector cover memory ``t``.
+
+    Revoking a delegation removes its row and its re-delegations' rows
+    (core/mnemo/revocation.py), so a child never outlives its parent's revocation.
+    """
+    return (
+        f"{d}.owner = {t}.agent_id AND ({d}.expires_at IS NULL OR {d}.expires_at > {now}) AND ("
+        f"{d}.selector = 'all' "
+        f"OR ({d}.selector = 'ids' AND EXISTS (SELECT 1 FROM mnemo_delegation_items i "
+        f"WHERE i.delegation_id = {d}.id AND i.memory_id = {t}.id)) "
+        f"OR ({d}.selector = 'tags' AND EXISTS (SELECT 1 FROM mnemo_delegation_items i "
+        f"JOIN memory_tags tg ON tg.tag = i.tag WHERE i.delegation_id = {d}.id "
+        f"AND tg.memory_id = {t}.id)))"
+    )
+
+
+def readable(scope: ReadScope, now: str, bind: Bind, table: str = "m", *,
+             dialect: Dialect) -> str:
+    """WHERE fragment: rows of ``table`` the scope's reader may see (lifecycle aside).
+
+    Tenant always applies; trusted readers (the local CLI) see every row of
+    their tenant; remote readers never see quarantined rows and see private
+    and shared rows only as owner or live grant holder (a row Share made
+    shared, only while one of its ACLs is live: ``shares_live``).
+    """
+    t = table
+    clauses = [f"{t}.org_id {dialect.null_safe_eq} {bind(scope.org_id)}"]
+    if scope.trusted:
+        return clauses[0]
+    clauses.append(f"{t}.quarantined = 0")
+    if not scope.reader:
+        clauses.append(f"{t}.scope IN ({_OPEN})")
+        return " AND ".join(clauses)
+    # Positional binders need one value per placeholder, so every use binds
+    # anew, in the order the fragments appear in the text.
+    owner = bind(scope.reader)
+    acl = (
+        f"EXISTS (SELECT 1 FROM mnemo_acls a WHERE a.memory_id = {t}.id "
+        f"AND a.grantee = {bind(scope.reader)} AND {acl_live('a', bind(now))})"
+    )
+    delegation = (
+        f"EXISTS (SELECT 1 FROM mnemo_delegations d WHERE d.delegate = {bind(scope.reader)} "
+        f"AND {delegation_covers('d', t, bind(now))})"
+    )
+    # A live ACL of the reader proves the share live; a delegation alone
+    # covers a memory Share made shared only while some ACL on it is live.
+    clauses.append(
+        f"({t}.scope IN ({_OPEN}) OR {t}.agent_id = {owner} "
+        f"OR ({t}.scope = 'shared' AND ({acl} OR ({delegation} "
+        f"AND {shares_live(t, bind(now))}))))"
+    )
+    return " AND ".join(clauses)
+
+
+def live(now: str, bind: Bind, table: str = "m", *, as_of: str | None = None,
+         include_expired: bool = False) -> str:
+    """WHERE fragment: rows live now, live at ``as_of``, or (``include_expired``) not deleted."""
+    t = table
+    if as_of:
+        # A point-in-time view includes memories deleted or expired since.
+        return (
+            f"{t}.created_at <= {bind(as_of)} "
+            f"AND ({t}.deleted_at IS NULL OR {t}.deleted_at > {bind(as_of)}) "
+            f"AND ({t}.expired_at IS NULL OR {t}.expired_at > {bind(as_of)}) "
+            f"AND ({t}.valid_until IS NULL OR {t}.valid_until > {bind(as_of)})"
+        )
+    if include_expired:
+        return f"{t}.deleted_at IS NULL"
+    return (
+        f"{t}.expired_at IS NULL AND {t}.deleted_at IS NULL "
+        f"AND ({t}.valid_until IS NULL OR {t}.valid_until > {bind(now)})"
+    )
