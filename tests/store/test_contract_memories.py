@@ -49,6 +49,8 @@ def test_insert_memory_round_trips_every_field(store: Store) -> None:
     assert store.get_memory(memory.id) == memory
     assert store.get_memory_by_uuid(memory.uuid) == memory
     assert store.get_memory(memory.id + 1) is None
+    assert store.get_memories([memory.id, memory.id + 1]) == {memory.id: memory}
+    assert store.get_memories([]) == {}
     assert store.get_memory_by_uuid("missing") is None
     # The engine links the next memory of the same (agent, thread) chain.
     second = insert_memory(store, MemoryDraft(text="next", agent_id="a1", thread_id="t1"), ts(2))

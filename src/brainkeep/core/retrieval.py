@@ -6,8 +6,9 @@ Shared by the search services (``core/search.py``, ``core/hybrid.py``,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from brainkeep.core.models import Memory
 from brainkeep.core.scope import ReadScope
 
 CHUNK = "chunk"
@@ -58,11 +59,16 @@ class ChunkView:
 
 @dataclass(frozen=True)
 class ScoredId:
-    """An id with its arm score (BM25 as a positive number, or a cosine)."""
+    """An id with its arm score (BM25 as a positive number, or a cosine).
+
+    ``memory``: the row itself, when the engine read it anyway while ranking
+    (saves the caller a second read; None means "read it by id").
+    """
 
     id: int
     page_id: int
     score: float
+    memory: Memory | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -114,9 +114,11 @@ def _lexical(ctx: MnemoContext, plan: _Plan, n: int) -> list[tuple[Memory, float
 def _keyword(
     ctx: MnemoContext, plan: _Plan, terms: QueryTerms, n: int
 ) -> list[tuple[Memory, float]]:
-    """The index's BM25 list, as readable memories (the store re-reads them by id)."""
+    """The index's BM25 list as memories (the index applied the read scope already)."""
     scored = ctx.index.keyword(MEMORY, terms, plan.filt, n)
-    rows = {m.id: m for m in ctx.store.mnemo_visible(plan.filt, [s.id for s in scored])}
+    rows = {s.id: s.memory for s in scored if s.memory is not None}
+    if len(rows) < len(scored):
+        rows |= ctx.store.get_memories([s.id for s in scored if s.id not in rows])
     return [(rows[s.id], s.score) for s in scored if s.id in rows]
 
 

@@ -19,6 +19,7 @@ from brainkeep.core.query import QueryTerms
 from brainkeep.core.retrieval import FactFilter, ScoredId
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.mnemo import memory_filter_sql
+from brainkeep.store.sqlite.rows import memory_from_row
 from brainkeep.store.sqlite.vectors import fact_filter_sql
 
 TERM_CACHE_SECONDS = 30.0
@@ -220,7 +221,7 @@ class KeywordIndex:
         while True:
             query["pool"] = pool
             rows = self.db.all(
-                "SELECT m.id, h.rank AS fts_rank FROM (SELECT rowid, bm25(memories_fts) AS rank "
+                "SELECT m.*, h.rank AS fts_rank FROM (SELECT rowid, bm25(memories_fts) AS rank "
                 "FROM memories_fts WHERE memories_fts MATCH :q ORDER BY rank LIMIT :pool) h "
                 f"JOIN memories m ON m.id = h.rowid WHERE {where} "
                 "ORDER BY h.rank, m.id DESC LIMIT :limit",
@@ -230,5 +231,6 @@ class KeywordIndex:
                 "SELECT count(*) FROM (SELECT rowid FROM memories_fts "
                 "WHERE memories_fts MATCH :q LIMIT :pool)", {"q": plan.fts, "pool": pool},
             ) < pool:
-                return [ScoredId(int(r[0]), 0, -float(r[1])) for r in rows]
+                return [ScoredId(int(r["id"]), 0, -float(r["fts_rank"]), memory_from_row(r))
+                        for r in rows]
             pool *= 8

@@ -98,6 +98,16 @@ class MemoriesMixin:
         row = self.db.one("SELECT * FROM memories WHERE id = ?", (memory_id,))
         return None if row is None else memory_from_row(row)
 
+    def get_memories(self, memory_ids: list[int]) -> dict[int, Memory]:
+        """The rows of ``memory_ids`` that exist, unfiltered (callers already applied a scope)."""
+        if not memory_ids:
+            return {}
+        rows = self.db.all(
+            f"SELECT * FROM memories WHERE id IN ({','.join('?' * len(memory_ids))})",
+            memory_ids,
+        )
+        return {int(r["id"]): memory_from_row(r) for r in rows}
+
     def get_memory_by_uuid(self, uuid: str) -> Memory | None:
         row = self.db.one("SELECT * FROM memories WHERE uuid = ?", (uuid,))
         return None if row is None else memory_from_row(row)
