@@ -2,20 +2,14 @@
 
 Ported: lifecycle and meta (this module), the event log (``events``),
 memory writes and reads (``memories``), the verifier's scans
-(``integrity``) and the chain scans (``audit_scans``, partly). Everything
-else raises ``pending.NotPorted`` naming its SQLite repository; the next
-ports, in order of use:
-
-- ``pages`` (pages, aliases, links, timeline, chunks; ``alias_text`` is kept
-  by a trigger, ``tsv`` columns are generated), then ``changes`` (delta),
-  ``cursors``, ``tokens``;
-- the rest of ``audit_scans``, ``mnemo``, ``checkpoints``;
-- ``SearchIndex`` (``search_index``): keyword over ``tsv`` with
-  ``websearch_to_tsquery('simple', …)``/``ts_rank_cd``, nearest over
-  ``embeddings.vector`` with ``<=>`` on the per-dimension HNSW index
-  (``brainkeep_ensure_hnsw(dim)``; ``SET LOCAL hnsw.iterative_scan`` for
-  filtered search), ``vectors`` (``engine.vector_available`` False: the
-  embeddings table is absent, report ``search_degraded``).
+(``integrity``), the chain and audit scans (``audit_scans``), the Mnemo
+sharing and forgetting side (``mnemo``) and checkpoints (``checkpoints``),
+pages with their aliases, links, timeline and chunks (``pages``), delta's
+change streams and session cursors (``changes``, ``cursors``) and HTTP
+tokens (``tokens``), embeddings and retrieval reads (``vectors``) with
+the ``SearchIndex`` (``search_index``: ``keyword`` over the ``tsv`` columns,
+``nearest`` over pgvector's per-dimension HNSW indexes).
+Anything else raises ``pending.NotPorted`` naming its SQLite repository.
 
 How to write a method: see ``engine.py`` (placeholders ``%s``/``%(name)s``,
 ``Row`` access, ``transaction()``/``writing()``, ``stream``).
@@ -28,14 +22,24 @@ from contextlib import contextmanager
 from typing import Any
 
 from brainkeep.store.postgres.audit_scans import AuditScansMixin
+from brainkeep.store.postgres.changes import ChangesMixin
+from brainkeep.store.postgres.checkpoints import CheckpointsMixin
+from brainkeep.store.postgres.cursors import CursorsMixin
+from brainkeep.store.postgres.describe import describe
 from brainkeep.store.postgres.engine import CONNECT_TIMEOUT_S, LOCK_TIMEOUT_MS, PostgresEngine
 from brainkeep.store.postgres.events import EventsMixin
 from brainkeep.store.postgres.integrity import IntegrityMixin
 from brainkeep.store.postgres.memories import MemoriesMixin
+from brainkeep.store.postgres.mnemo import MnemoMixin
+from brainkeep.store.postgres.pages import PagesMixin
 from brainkeep.store.postgres.pending import NotPorted, sqlite_methods
+from brainkeep.store.postgres.tokens import TokensMixin
+from brainkeep.store.postgres.vectors import VectorsMixin
 
 
-class PostgresStore(MemoriesMixin, EventsMixin, AuditScansMixin, IntegrityMixin):
+class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, TokensMixin,
+                    MnemoMixin, CheckpointsMixin, EventsMixin, AuditScansMixin,
+                    IntegrityMixin, VectorsMixin):
     """A brain in one PostgreSQL database, shared by any number of processes."""
 
     engine_name = "postgres"
@@ -114,13 +118,13 @@ class PostgresStore(MemoriesMixin, EventsMixin, AuditScansMixin, IntegrityMixin)
         assert row is not None
         return {name: int(row[name]) for name in queries}
 
+    def describe(self) -> dict[str, Any]:
+        """Server and pgvector versions, pool and migrations for `doctor` (no secrets)."""
+        return describe(self.db)
+
     def size_bytes(self) -> int:
         """The database's size on disk (``pg_database_size``), indexes and TOAST included."""
         return int(self.db.scalar("SELECT pg_database_size(current_database())"))
-
-    def prune_embedding_tombstones(self, keep: int) -> int:
-        """Nothing to prune: vectors are searched in the database, without tombstones."""
-        return 0
 
 
 __all__ = ["NotPorted", "PostgresStore"]

@@ -3,34 +3,17 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 from brainkeep.core.mnemo.models import Checkpoint
 from brainkeep.core.models import Memory
 from brainkeep.core.scope import ReadScope
 from brainkeep.store.sqlite.engine import SQLiteEngine
-from brainkeep.store.sqlite.rows import in_list, memory_from_row
+from brainkeep.store.sqlite.rows import checkpoint_from_row, in_list, memory_from_row
 from brainkeep.store.sqlite.visibility import named, readable
 
-
-def _checkpoint(row: sqlite3.Row) -> Checkpoint:
-    return Checkpoint(
-        seq=row["seq"],
-        id=row["id"],
-        agent_id=row["agent_id"],
-        thread_id=row["thread_id"],
-        branch_name=row["branch_name"],
-        parent_id=row["parent_id"],
-        merge_parent_id=row["merge_parent_id"],
-        kind=row["kind"],
-        label=row["label"],
-        state_snapshot=json.loads(row["state_snapshot"]),
-        metadata=json.loads(row["metadata"]),
-        memory_refs=tuple(json.loads(row["memory_refs"])),
-        event_cursor=row["event_cursor"],
-        created_at=row["created_at"],
-    )
+# One mapper for both engines (rows.py).
+_checkpoint = checkpoint_from_row
 
 
 class CheckpointsMixin:

@@ -6,6 +6,7 @@ import json
 from typing import Any, Protocol
 
 from brainkeep.core.limits import MAX_STORED_FRONTMATTER_CHARS
+from brainkeep.core.mnemo.models import Checkpoint
 from brainkeep.core.models import Event, Memory, Page
 
 _PAGE_FIELDS = (
@@ -117,6 +118,25 @@ def event_from_row(row: RowLike) -> Event:
         payload=json.loads(row["payload"]),
         prev_hash=row["prev_hash"],
         hash=row["hash"],
+    )
+
+
+def checkpoint_from_row(row: RowLike) -> Checkpoint:
+    return Checkpoint(
+        seq=row["seq"],
+        id=row["id"],
+        agent_id=row["agent_id"],
+        thread_id=row["thread_id"],
+        branch_name=row["branch_name"],
+        parent_id=row["parent_id"],
+        merge_parent_id=row["merge_parent_id"],
+        kind=row["kind"],
+        label=row["label"],
+        state_snapshot=json.loads(row["state_snapshot"]),
+        metadata=json.loads(row["metadata"]),
+        memory_refs=tuple(json.loads(row["memory_refs"])),
+        event_cursor=row["event_cursor"],
+        created_at=row["created_at"],
     )
 
 

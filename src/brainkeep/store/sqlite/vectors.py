@@ -77,6 +77,11 @@ class VectorsMixin:
 
     # -- vector rows ---------------------------------------------------------
 
+    @property
+    def vectors_available(self) -> bool:
+        """Always: vectors are BLOBs searched with numpy (no extension needed)."""
+        return True
+
     def in_transaction(self) -> bool:
         """Whether this thread's connection is inside a transaction."""
         return bool(self.db.conn.in_transaction)

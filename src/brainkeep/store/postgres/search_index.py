@@ -1,0 +1,97 @@
+"""PostgreSQL's ``SearchIndex``: tsvector keyword reads plus pgvector nearest neighbours.
+
+One instance serves a brain's source (built by ``PostgresStore.search_index``).
+Unlike SQLite's it holds no vectors: the HNSW index lives in the database,
+always current, shared by every process. Without pgvector
+(``db.vector_available`` False) ``nearest`` finds nothing and
+``vector_count`` is 0; keyword search is unaffected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+import numpy as np
+
+from brainkeep.core.mnemo.models import MemoryFilter
+from brainkeep.core.query import PageScope, QueryTerms
+from brainkeep.core.retrieval import CHUNK, MEMORY, PAGE, FactFilter, ScoredId
+from brainkeep.store.postgres.engine import PostgresEngine
+from brainkeep.store.postgres.keyword import TsKeyword
+from brainkeep.store.postgres.nearest import EXACT_MAX, VectorSearch
+from brainkeep.store.search_index import SearchScope
+
+
+def _page_scope(kind: str, scope: SearchScope | None) -> PageScope:
+    if not isinstance(scope, PageScope):
+        raise TypeError(f"a {kind} search takes a PageScope, not {type(scope).__name__}")
+    return scope
+
+
+def _vector_sees_private(scope: SearchScope | None) -> bool:
+    """Whether rows embedded as private stay in the vector pre-filter (as on SQLite).
+
+    The row knows one bit (visibility != world), so only an anonymous remote
+    reader, who can see no private row, has them dropped; the store's
+    filter decides the rest when the hits are re-read.
+    """
+    if isinstance(scope, FactFilter):
+        return scope.scope.trusted or bool(scope.scope.reader)
+    if isinstance(scope, PageScope):
+        return scope.include_private
+    return True  # MemoryFilter or no scope: candidates only, re-checked by the caller
+
+
+class PostgresSearchIndex:
+    """``store.search_index.SearchIndex`` over one PostgreSQL brain's source."""
+
+    def __init__(self, db: PostgresEngine, source_id: str, *, model: str | None = None,
+                 dim: int = 0, exact_max: int = EXACT_MAX) -> None:
+        """``exact_max``: filtered sets up to this size are searched exactly (nearest.py)."""
+        self.source_id = source_id
+        self.words = TsKeyword(db, source_id)
+        self.vectors: dict[str, VectorSearch] = {}
+        if model is not None and dim > 0 and db.vector_available:
+            self.vectors = {
+                kind: VectorSearch(db, source_id=source_id, kind=kind, model=model, dim=dim,
+                                   exact_max=exact_max)
+                for kind in (CHUNK, MEMORY)
+            }
+
+    def keyword(
+        self, kind: str, terms: QueryTerms, scope: SearchScope, k: int
+    ) -> list[ScoredId]:
+        if kind not in (CHUNK, PAGE, MEMORY):
+            raise ValueError(f"unknown search kind {kind!r}")
+        plan = self.words.plan(kind, terms)
+        if kind == CHUNK:
+            pages = _page_scope(kind, scope)
+            return self.words.chunks(plan, include_private=pages.include_private, limit=k)
+        if kind == PAGE:
+            pages = _page_scope(kind, scope)
+            return self.words.titles(plan, include_private=pages.include_private, limit=k)
+        if isinstance(scope, FactFilter):
+            return self.words.facts(plan, scope, limit=k)
+        if isinstance(scope, MemoryFilter):
+            return self.words.memories(plan, scope, limit=k)
+        raise TypeError(f"a memory search takes a FactFilter or MemoryFilter, not {scope!r}")
+
+    def nearest(
+        self,
+        kind: str,
+        vector: np.ndarray,
+        scope: SearchScope | None,
+        k: int,
+        *,
+        only: Collection[int] | None = None,
+    ) -> list[ScoredId]:
+        search = self.vectors.get(kind)
+        if search is None:
+            return []
+        hits = search.search(vector, k, include_private=_vector_sees_private(scope),
+                             only_items=only)
+        return [ScoredId(h.item_id, h.page_id, h.cosine) for h in hits]
+
+    def vector_count(self, kind: str) -> int:
+        search = self.vectors.get(kind)
+        return 0 if search is None else search.count()
