@@ -13,6 +13,8 @@ Scoring: a gold memory counts as found at rank r when it is the r-th item of
 ``facts[]``; a gold page when it is the r-th item of ``results[]``.
 recall@k is the share of a query's gold items found within the first k of
 their arm, averaged over queries; MRR uses the best-ranked gold item.
+Queries are split dev / held-out by a hash of their text (``split_of``);
+both halves are printed: tune on dev, check the held-out half.
 "Tokens returned" is the char/4 estimate of everything recall sent back
 (fact texts plus result titles and chunks), averaged per query.
 """
@@ -20,6 +22,7 @@ their arm, averaged over queries; MRR uses the best-ranked gold item.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import statistics
 import sys
@@ -43,22 +46,42 @@ LIMIT = 10
 KS = (1, 5, 10)
 
 
+def tokens_returned(payload: dict[str, Any]) -> int:
+    """The char/4 estimate of what one recall sent back: fact texts, result titles and chunks."""
+    return sum(estimate_tokens(f["fact"]) for f in payload.get("facts", [])) + sum(
+        estimate_tokens(r["title"]) + estimate_tokens(r["chunk"])
+        for r in payload.get("results", [])
+    )
+
+
+def split_of(query: str) -> str:
+    """``dev`` or ``held-out``, fixed by the query text's hash (about a third held out).
+
+    Tune on ``dev`` only: the held-out numbers say whether a change
+    generalises beyond the queries it was chosen on.
+    """
+    digest = hashlib.sha256(query.encode("utf-8")).digest()
+    return "held-out" if digest[0] % 3 == 0 else "dev"
+
+
 @dataclass
 class Scores:
     """Per-query metrics, summarized overall and per query type."""
 
     rows: list[dict[str, Any]] = field(default_factory=list)
 
-    def add(self, qtype: str, ranks: list[int | None], tokens: int, ms: float) -> None:
-        row: dict[str, Any] = {"type": qtype, "tokens": tokens, "ms": ms}
+    def add(self, qtype: str, ranks: list[int | None], tokens: int, ms: float,
+            split: str = "dev") -> None:
+        row: dict[str, Any] = {"type": qtype, "tokens": tokens, "ms": ms, "split": split}
         for k in KS:
             row[f"r@{k}"] = sum(1 for r in ranks if r is not None and r <= k) / len(ranks)
         found = [r for r in ranks if r is not None]
         row["rr"] = 1.0 / min(found) if found else 0.0
         self.rows.append(row)
 
-    def summary(self, qtype: str | None = None) -> dict[str, float]:
-        rows = [r for r in self.rows if qtype is None or r["type"] == qtype]
+    def summary(self, qtype: str | None = None, split: str | None = None) -> dict[str, float]:
+        rows = [r for r in self.rows if (qtype is None or r["type"] == qtype)
+                and (split is None or r["split"] == split)]
         out = {f"recall@{k}": statistics.mean(r[f"r@{k}"] for r in rows) for k in KS}
         out["MRR"] = statistics.mean(r["rr"] for r in rows)
         out["tokens/query"] = statistics.mean(r["tokens"] for r in rows)
@@ -113,11 +136,8 @@ def evaluate(mode: str, data: dict[str, Any], embedder: Any) -> Scores:
             for key in q["gold"]:
                 arm, item = ids[key]
                 ranks.append(arms[arm].index(item) + 1 if item in arms[arm] else None)
-            tokens = sum(estimate_tokens(f["fact"]) for f in payload["facts"]) + sum(
-                estimate_tokens(r["title"]) + estimate_tokens(r["chunk"])
-                for r in payload.get("results", [])
-            )
-            scores.add(q["type"], ranks, tokens, ms)
+            tokens = tokens_returned(payload)
+            scores.add(q["type"], ranks, tokens, ms, split_of(q["query"]))
         return scores
     finally:
         brain.close()
@@ -130,6 +150,12 @@ def table(results: dict[str, Scores], types: list[str]) -> str:
     for m in metrics:
         fmt = ".1f" if m in ("tokens/query", "ms/query p50") else ".3f"
         lines.append(f"{m:<16}{kw[m]:>10{fmt}}{hy[m]:>10{fmt}}{hy[m] - kw[m]:>+9{fmt}}")
+    lines.append("")
+    lines.append(f"{'split':<10}{'n':>5}   {'R@5 kw':>7}{'R@5 hy':>8}   {'MRR kw':>7}{'MRR hy':>8}")
+    for split in ("dev", "held-out"):
+        k, h = results["keyword"].summary(split=split), results["hybrid"].summary(split=split)
+        lines.append(f"{split:<10}{int(k['queries']):>5}   {k['recall@5']:>7.3f}"
+                     f"{h['recall@5']:>8.3f}   {k['MRR']:>7.3f}{h['MRR']:>8.3f}")
     lines.append("")
     lines.append(
         f"{'by type':<10}{'n':>5}   {'R@5 kw':>7}{'R@5 hy':>8}   {'MRR kw':>7}{'MRR hy':>8}"
@@ -163,7 +189,8 @@ def main() -> None:
     verdict = hy["recall@5"] > kw["recall@5"] and hy["MRR"] > kw["MRR"]
     print(f"\nhybrid beats keyword-only on recall@5 and MRR: {'yes' if verdict else 'NO'}")
     if args.json:
-        out = {mode: {"overall": s.summary(), **{t: s.summary(t) for t in types}}
+        out = {mode: {"overall": s.summary(), "dev": s.summary(split="dev"),
+                      "held-out": s.summary(split="held-out"), **{t: s.summary(t) for t in types}}
                for mode, s in results.items()}
         args.json.write_text(json.dumps(out, indent=2), encoding="utf-8")
     if not verdict:

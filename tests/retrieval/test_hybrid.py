@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from brainkeep.brain import Brain
 from brainkeep.core.context import LOCAL
-from brainkeep.core.fusion import PageFusion
+from brainkeep.core.fusion import PageFusion, PageRanking
 from brainkeep.core.retrieval import ScoredId
 from brainkeep.core.search import (
     DEGRADED_KEYWORD_ONLY,
@@ -89,11 +89,13 @@ def test_one_result_per_page_and_chunks_capped(brain: Brain) -> None:
 
 
 def test_fusion_is_rrf_with_k_60_and_a_per_page_cap() -> None:
-    fusion = PageFusion(k=60, per_page=2)
+    fusion = PageFusion(PageRanking(method="rrf", k=60, keyword_weight=1.0, vector_weight=1.0,
+                                    title_weight=1.0, title_saturation=0.0, per_page=2))
     # Page 1 owns the first three chunks of the keyword list; only two count.
-    fusion.add_chunks([(11, 1), (12, 1), (13, 1), (21, 2)])
+    fusion.add_keyword([ScoredId(11, 1, 9.0), ScoredId(12, 1, 8.0), ScoredId(13, 1, 7.0),
+                        ScoredId(21, 2, 6.0)])
     fusion.add_vector([ScoredId(21, 2, 0.9), ScoredId(11, 1, 0.5)])
-    fusion.add_pages([2])
+    fusion.add_pages([ScoredId(2, 2, 3.0)])
     pages = fusion.pages()
     assert pages[1].chunk_id == 11
     assert abs(pages[1].score - (1 / 61 + 1 / 62)) < 1e-12
@@ -101,6 +103,19 @@ def test_fusion_is_rrf_with_k_60_and_a_per_page_cap() -> None:
     assert abs(pages[2].score - (1 / 63 + 1 / 61 + 1 / 61)) < 1e-12
     assert pages[2].cosine == 0.9
     assert ScoredId(1, 1, 1.0).page_id == 1
+
+
+def test_convex_fusion_keeps_score_margins_and_cuts_weak_neighbours() -> None:
+    ranking = PageRanking(method="convex", keyword_weight=0.6, vector_weight=0.4,
+                          title_weight=0.0, title_saturation=0.0, min_cosine=0.3)
+    fusion = PageFusion(ranking)
+    fusion.add_keyword([ScoredId(11, 1, 10.0), ScoredId(21, 2, 1.0)])
+    fusion.add_vector([ScoredId(21, 2, 0.8), ScoredId(11, 1, 0.4), ScoredId(31, 3, 0.2)])
+    fusion.add_pages([ScoredId(2, 2, 5.0)])  # weight 0: ignored
+    pages = fusion.pages()
+    assert abs(pages[1].score - (0.6 * 1.0 + 0.4 * 0.5)) < 1e-12
+    assert abs(pages[2].score - (0.6 * 0.1 + 0.4 * 1.0)) < 1e-12
+    assert 3 not in pages  # below min_cosine
 
 
 def test_search_degraded_only_when_the_vector_arm_did_not_run(

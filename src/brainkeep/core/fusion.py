@@ -1,11 +1,12 @@
-"""Reciprocal rank fusion: the one place ranked lists are combined.
+"""Rank fusion: the one place ranked lists are combined.
 
 ``score(x) = sum_i w_i / (k + rank_i(x))`` over the lists ``x`` is in (rank 1
 = best). ``Fusion`` fuses named lists of ids; it serves MCP recall's facts
-(``core/hybrid.py``), gRPC recall (``core/mnemo/ranking.py``) and the chunk
-lists of page search. ``PageFusion`` adds what page search needs on top: a
-per-page cap on chunk lists, a title/alias list and exact-name boosts, and
-one entry per page (``core/search.py``; docs/search.md has the why).
+(``core/hybrid.py``) and gRPC recall (``core/mnemo/ranking.py``).
+``PageFusion`` fuses page search's lists, by RRF or by a convex combination
+of normalised scores (``PageRanking``), with a per-page cap on chunk lists,
+a title/alias list, exact-name boosts, and one entry per page
+(``core/search.py``; docs/search.md has the why).
 """
 
 from __future__ import annotations
@@ -50,6 +51,56 @@ class Fusion:
         return {item: sum(terms.values()) for item, terms in self.parts.items()}
 
 
+@dataclass(frozen=True)
+class PageRanking:
+    """How page search fuses its lists (``core/search.py``; docs/search.md has the numbers).
+
+    Attributes:
+        method: ``rrf`` sums ``w / (k + rank)`` per list; ``convex`` sums
+            ``w * score / best score of that list`` (BM25 and cosine, each
+            normalised to its list's best), so a strong keyword match keeps
+            its margin instead of being flattened to a rank.
+        k: The RRF constant.
+        keyword_weight, vector_weight, title_weight: Per-list weights.
+        exact_name_boost: Added when the query IS a page's title or alias.
+        title_phrase_boost: Whether a title contained in the query adds one
+            top-rank term.
+        min_cosine: Vector neighbours below this cosine are dropped (weak
+            neighbours must not pad the results).
+        per_page: Chunks of one page kept per chunk list.
+        title_saturation: When > 0, each title-arm term is scaled by
+            ``s / (s + title_saturation)`` of its raw BM25 ``s``: a name on
+            half the pages has an idf (and so a BM25) near zero and then adds
+            nothing, where rank or best-normalised scores would give every
+            such page a top-rank term.
+    """
+
+    # Defaults measured on LoCoMo-dev and bench/data/retrieval_eval.json
+    # (docs/search.md, "LoCoMo"): convex 0.3/0.7 with a saturated title arm
+    # beat RRF (k = 60, every list weight 1) on both.
+    method: str = "convex"
+    k: float = DEFAULT_K
+    keyword_weight: float = 0.3
+    vector_weight: float = 0.7
+    title_weight: float = 0.3
+    exact_name_boost: float = 1.0
+    title_phrase_boost: bool = True
+    min_cosine: float = -1.0
+    per_page: int = CHUNKS_PER_PAGE
+    title_saturation: float = 1.0
+
+    def term(self, rank: int, score: float, best: float, weight: float) -> float:
+        """One list's contribution for an item at ``rank`` with arm ``score``."""
+        if self.method == "convex":
+            return weight * (score / best if best > 0 else 0.0)
+        return rrf(rank, self.k, weight)
+
+    @property
+    def top_term(self) -> float:
+        """What a rank-1 item of a weight-1 list contributes."""
+        return 1.0 if self.method == "convex" else rrf(1, self.k)
+
+
 @dataclass
 class PageScore:
     """A page's fused score, its best chunk and its best cosine."""
@@ -62,43 +113,53 @@ class PageScore:
 
 @dataclass
 class PageFusion:
-    """RRF of chunk lists and a page list, one entry per page."""
+    """Fusion of chunk lists and a page list, one entry per page (``PageRanking`` decides how)."""
 
-    k: float = DEFAULT_K
-    per_page: int = CHUNKS_PER_PAGE
-    chunks: Fusion = field(init=False)
+    ranking: PageRanking = field(default_factory=PageRanking)
+    chunk_terms: dict[int, float] = field(default_factory=lambda: defaultdict(float))
     chunk_page: dict[int, int] = field(default_factory=dict)
     page_terms: dict[int, float] = field(default_factory=lambda: defaultdict(float))
     cosines: dict[int, float] = field(default_factory=dict)
-    _lists: int = 0
 
-    def __post_init__(self) -> None:
-        self.chunks = Fusion(k=self.k)
-
-    def add_chunks(self, ranked: list[tuple[int, int]]) -> None:
-        """A best-first list of (chunk id, page id); extra chunks of one page are skipped."""
+    def add_chunks(self, hits: list[ScoredId], *, weight: float = 1.0) -> None:
+        """A best-first list of chunk hits; extra chunks of one page are skipped."""
         seen: dict[int, int] = defaultdict(int)
-        kept: list[int] = []
-        for chunk_id, page_id in ranked:
-            if seen[page_id] >= self.per_page:
+        kept: list[ScoredId] = []
+        for hit in hits:
+            if seen[hit.page_id] >= self.ranking.per_page:
                 continue
-            seen[page_id] += 1
-            kept.append(chunk_id)
-            self.chunk_page[chunk_id] = page_id
-        self._lists += 1
-        self.chunks.add(f"chunks{self._lists}", kept)
+            seen[hit.page_id] += 1
+            kept.append(hit)
+            self.chunk_page[hit.id] = hit.page_id
+        best = max((h.score for h in kept), default=0.0)
+        for rank, hit in enumerate(kept, start=1):
+            self.chunk_terms[hit.id] += self.ranking.term(rank, hit.score, best, weight)
+
+    def add_keyword(self, hits: list[ScoredId]) -> None:
+        """Chunks by BM25 (positive scores), best first."""
+        self.add_chunks(hits, weight=self.ranking.keyword_weight)
 
     def add_vector(self, hits: list[ScoredId]) -> None:
         """Chunks by cosine (``score``), best first; remembers each page's best cosine."""
-        self.add_chunks([(h.id, h.page_id) for h in hits])
+        hits = [h for h in hits if h.score >= self.ranking.min_cosine]
+        self.add_chunks(hits, weight=self.ranking.vector_weight)
         for hit in hits:
             if hit.score > self.cosines.get(hit.page_id, -2.0):
                 self.cosines[hit.page_id] = hit.score
 
-    def add_pages(self, ranked: list[int], *, weight: float = 1.0) -> None:
-        """A best-first list of page ids (the title/alias arm)."""
-        for rank, page_id in enumerate(dict.fromkeys(ranked), start=1):
-            self.page_terms[page_id] += rrf(rank, self.k, weight)
+    def add_pages(self, hits: list[ScoredId]) -> None:
+        """A best-first list of pages by title/alias BM25 (the title arm)."""
+        weight = self.ranking.title_weight
+        best = max((h.score for h in hits), default=0.0)
+        seen: set[int] = set()
+        for hit in hits:
+            if hit.page_id in seen:
+                continue
+            seen.add(hit.page_id)
+            term = self.ranking.term(len(seen), hit.score, best, weight)
+            if (c := self.ranking.title_saturation) > 0:
+                term *= max(hit.score, 0.0) / (max(hit.score, 0.0) + c)
+            self.page_terms[hit.page_id] += term
 
     def boost(self, page_id: int, amount: float) -> None:
         self.page_terms[page_id] += amount
@@ -106,7 +167,7 @@ class PageFusion:
     def pages(self) -> dict[int, PageScore]:
         """page id -> fused score, best chunk and best cosine."""
         out: dict[int, PageScore] = defaultdict(PageScore)
-        for chunk_id, score in self.chunks.scores().items():
+        for chunk_id, score in self.chunk_terms.items():
             entry = out[self.chunk_page[chunk_id]]
             if score > entry.chunk_score:
                 entry.chunk_score, entry.chunk_id = score, chunk_id

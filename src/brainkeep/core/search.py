@@ -1,4 +1,4 @@
-"""Page search: keyword (FTS5/BM25) and vector arms fused by RRF, evidence stamped.
+"""Page search: keyword (FTS5/BM25) and vector arms fused, evidence stamped.
 
 Ranking (docs/search.md has the why and the numbers):
 
@@ -6,10 +6,12 @@ Ranking (docs/search.md has the why and the numbers):
    provider is configured), and pages whose title/aliases match by BM25.
    Each chunk list keeps at most ``CHUNKS_PER_PAGE`` chunks of one page, so a
    long page cannot crowd out the rest.
-2. Reciprocal rank fusion, k = 60: a chunk scores the sum of ``1/(k + rank)``
-   over the chunk lists; a page scores its best chunk plus its title-list term.
+2. Fusion (``core.fusion.PageRanking``; default: a convex combination of
+   best-normalised BM25 and cosine, 0.3/0.7, with an idf-saturated title
+   term): a page scores its best chunk plus its title-list term.
 3. Boosts: a query that IS a page's alias or title puts that page first; a
    query that contains a title as a phrase adds one top-rank term.
+   Config ``search.mode`` (keyword / vector) leaves arms out.
 4. One result per page, showing its best chunk.
 
 Evidence is derived from the signals that actually fired, strongest first:
@@ -31,7 +33,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from brainkeep.core.fusion import CHUNKS_PER_PAGE, PageFusion, PageScore
+from brainkeep.core.fusion import CHUNKS_PER_PAGE, PageFusion, PageRanking, PageScore
 from brainkeep.core.query import PageScope, QueryTerms, query_terms, words_of
 from brainkeep.core.retrieval import CHUNK, PAGE, PageHead, ScoredId
 from brainkeep.core.slugs import normalize_alias
@@ -46,7 +48,8 @@ HIGH_VECTOR_COSINE = 0.80
 # once they would match more rows than this: a term in thousands of chunks
 # adds almost nothing to BM25 (low idf) but dominates the cost of ranking.
 KEYWORD_ROW_BUDGET = 1000
-EXACT_NAME_BOOST = 1.0
+# config `search.mode`: which arms page search runs.
+SEARCH_MODES = ("hybrid", "keyword", "vector")
 
 SAFETY = {
     "alias_hit": "exists",
@@ -143,7 +146,11 @@ class SearchService:
     index: SearchIndex
     source_id: str
     vector_arm: VectorArm | None = None
-    rrf_k: int = 60
+    ranking: PageRanking = PageRanking()
+    # "keyword" skips the vector arm even when embeddings are configured;
+    # "vector" skips the keyword and title arms (and the exact-name boosts)
+    # whenever the vector arm can answer.
+    mode: str = "hybrid"
 
     def search(self, query: str, *, include_private: bool, limit: int) -> SearchOutcome:
         """Best pages for ``query`` (one result per page), evidence stamped.
@@ -155,22 +162,26 @@ class SearchService:
         terms = QueryTerms(profile.terms, row_budget=KEYWORD_ROW_BUDGET)
         scope = PageScope(include_private)
         pool = max(limit * 3, 30)
-        fusion = PageFusion(k=self.rrf_k)
-        keyword = self.index.keyword(CHUNK, terms, scope, pool * CHUNKS_PER_PAGE)
-        fusion.add_chunks([(s.id, s.page_id) for s in keyword])
+        fusion = PageFusion(self.ranking)
         degraded: str | None = DEGRADED_KEYWORD_ONLY
-        if self.vector_arm is not None:
+        if self.vector_arm is not None and self.mode != "keyword":
             vector = self.vector_arm.chunk_hits(
                 query, include_private=include_private, limit=pool * CHUNKS_PER_PAGE
             )
             degraded = vector.degraded
             fusion.add_vector(vector.hits)
-        titles = self.index.keyword(PAGE, terms, scope, pool)
-        fusion.add_pages([s.page_id for s in titles])
-        for page_id in self.store.exact_name_pages(
-            self.source_id, profile.norm, include_private=include_private
-        ):
-            fusion.boost(page_id, EXACT_NAME_BOOST)
+        elif self.mode == "keyword":
+            degraded = None  # chosen by config, not a degradation
+        lexical = self.mode != "vector" or degraded is not None
+        titles: list[ScoredId] = []
+        if lexical:
+            fusion.add_keyword(self.index.keyword(CHUNK, terms, scope, pool * CHUNKS_PER_PAGE))
+            titles = self.index.keyword(PAGE, terms, scope, pool)
+            fusion.add_pages(titles)
+            for page_id in self.store.exact_name_pages(
+                self.source_id, profile.norm, include_private=include_private
+            ):
+                fusion.boost(page_id, self.ranking.exact_name_boost)
         scored = fusion.pages()
         # Only pages that can still make the cut are read: the best by fused
         # score, with room for the title-phrase boost (a title in the query
@@ -180,8 +191,10 @@ class SearchService:
         # The privacy and liveness re-check: pages the caller cannot see are absent.
         heads = self.store.page_heads(self.source_id, shortlist, include_private=include_private)
         for page_id, head in heads.items():
-            if title_in_query(profile.norm, head.title):
-                scored[page_id].score += 1.0 / (self.rrf_k + 1)
+            if lexical and self.ranking.title_phrase_boost and title_in_query(
+                profile.norm, head.title
+            ):
+                scored[page_id].score += self.ranking.top_term
         ranked = sorted(
             heads.values(),
             key=lambda h: (scored[h.id].score, h.updated_at, h.slug),
