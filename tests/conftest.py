@@ -21,6 +21,7 @@ RunCli = Callable[..., Result]
 def _no_ambient_brain(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test may read or write the developer's real brain."""
     monkeypatch.delenv("BRAINKEEP_HOME", raising=False)
+    monkeypatch.delenv("BRAINKEEP_DATABASE_URL", raising=False)  # nor a real database
 
 
 @pytest.fixture

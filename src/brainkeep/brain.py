@@ -34,6 +34,7 @@ from brainkeep.providers import (
 )
 from brainkeep.store import SQLiteStore
 from brainkeep.store.base import Store
+from brainkeep.store.migrate_marker import refuse_half_migrated
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,13 @@ class Brain:
     owned: tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
+        if self.embedder is not None and not self.store.vectors_available:
+            # PostgreSQL without pgvector: nowhere to keep vectors, so the brain
+            # runs as with no provider (keyword search, search_degraded,
+            # degraded_dedup); the provider stays in `owned` to be closed.
+            log.warning("embeddings disabled: the database has no pgvector extension "
+                        "(install it, then restart: keyword search works meanwhile)")
+            self.embedder = None
         # One search index per brain: every service shares its caches and
         # vector matrices; it holds vectors of the provider's model space only.
         if self.embedder is not None:
@@ -91,6 +99,7 @@ class Brain:
             self.search_index,
             self.source_id,
             vector_arm=EmbeddingVectorArm(self.embeddings) if self.embeddings else None,
+            mode=str(self.settings.get("search.mode") or "hybrid"),
         )
         self.mnemo = MnemoService(
             MnemoContext(self.store, self.clock, self.source_id,
@@ -118,6 +127,11 @@ class Brain:
         )
 
     def close(self) -> None:
+        # Buffered recall access counts go out while the store is still open.
+        try:
+            self.mnemo.flush_reads()
+        except BrainkeepError as exc:
+            log.warning("recall access counts not written at close: %s", exc.message)
         for provider in self.owned:
             close_provider(provider)
         self.store.close()
@@ -153,6 +167,39 @@ def build_embedder(settings: Settings) -> Any:
     return make_embedding_provider(embedding_settings(settings), settings.env)
 
 
+def open_store(settings: Settings) -> Store:
+    """The brain's store: PostgreSQL when a database URL is configured, else SQLite.
+
+    Raises:
+        Unavailable: The PostgreSQL server cannot be reached (the message
+            names host and port, never the password), or a `brainkeep
+            migrate` into this brain has not finished.
+    """
+    url = settings.database_url
+    store: Store
+    if url is not None:
+        # Imported here: a SQLite brain never loads psycopg.
+        from brainkeep.store.postgres import PostgresStore
+
+        pool_min = max(1, int(settings.get("database.pool_min") or 1))
+        store = PostgresStore(url, pool_min=pool_min,
+                              pool_max=max(pool_min, int(settings.get("database.pool_max") or 10)))
+    else:
+        durability = str(settings.get("store.durability") or "full").upper()
+        busy_ms = settings.get("store.busy_timeout_ms")
+        store = SQLiteStore(
+            settings.db_path,
+            synchronous=durability,
+            busy_timeout_ms=None if busy_ms is None else int(busy_ms),
+        )
+    try:
+        refuse_half_migrated(store)
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
 def open_brain(
     settings: Settings,
     *,
@@ -160,7 +207,7 @@ def open_brain(
     embedder: Any = _FROM_SETTINGS,
     chat: Any = _FROM_SETTINGS,
 ) -> Brain:
-    """Open (and migrate) the brain under ``settings.home``.
+    """Open (and migrate) the brain under ``settings.home`` (or its PostgreSQL database).
 
     Args:
         settings: Config of the brain.
@@ -174,13 +221,7 @@ def open_brain(
     ``unavailable`` naming the bad setting. `brainkeep embed` reports
     embedding misconfiguration as an error.
     """
-    durability = str(settings.get("store.durability") or "full").upper()
-    busy_ms = settings.get("store.busy_timeout_ms")
-    store = SQLiteStore(
-        settings.db_path,
-        synchronous=durability,
-        busy_timeout_ms=None if busy_ms is None else int(busy_ms),
-    )
+    store = open_store(settings)
     chat_error: BrainkeepError | None = None
     owned: list[Any] = []
     if embedder is _FROM_SETTINGS:

@@ -22,6 +22,9 @@ from brainkeep.errors import InvalidInput
 DB_FILENAME = "brain.db"
 CONFIG_FILENAME = "config.json"
 USAGE_FILENAME = "usage.jsonl"
+# The run-time PostgreSQL URL: wins over config `database.url` and may carry
+# the password (which the config file never does).
+DATABASE_URL_ENV = "BRAINKEEP_DATABASE_URL"
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,23 @@ KNOWN_KEYS: dict[str, ConfigKey] = {
             kind=int,
         ),
         ConfigKey(
+            "database.url",
+            "",
+            "PostgreSQL brain (`postgresql://user@host:port/db`, never with a password: it "
+            "comes from BRAINKEEP_DATABASE_URL, PGPASSWORD or ~/.pgpass). Blank: the SQLite "
+            "file brain.db in the brain home.",
+        ),
+        ConfigKey(
+            "database.pool_min", 1, "PostgreSQL connections each process keeps open.", kind=int
+        ),
+        ConfigKey(
+            "database.pool_max",
+            10,
+            "Most PostgreSQL connections one process opens (gRPC workers + HTTP handler "
+            "threads; see docs/postgres.md for sizing N replicas).",
+            kind=int,
+        ),
+        ConfigKey(
             "embeddings.provider", "none", "Embedding provider.", ("none", "local", "http")
         ),
         ConfigKey(
@@ -70,6 +90,13 @@ KNOWN_KEYS: dict[str, ConfigKey] = {
             "embeddings.timeout_s", 30.0, "Embedding request timeout (http provider).", kind=float
         ),
         ConfigKey("embeddings.batch_size", 32, "Texts per embedding call or request.", kind=int),
+        ConfigKey(
+            "search.mode",
+            "hybrid",
+            "Page search arms: hybrid (keyword + vector, fused), keyword (BM25 only, even "
+            "with embeddings), vector (cosine only; keyword when no vectors can answer).",
+            ("hybrid", "keyword", "vector"),
+        ),
         ConfigKey("chat.provider", "none", "Chat model provider.", ("none", "openai", "anthropic")),
         ConfigKey("chat.model", "", "Chat model id."),
         ConfigKey("chat.base_url", "", "Chat API base URL (blank: the provider's default)."),
@@ -98,6 +125,21 @@ class Settings:
     @property
     def db_path(self) -> Path:
         return self.home / DB_FILENAME
+
+    @property
+    def database_url(self) -> str | None:
+        """The PostgreSQL brain to open (None: the SQLite file ``db_path``).
+
+        ``BRAINKEEP_DATABASE_URL`` wins over config ``database.url``: it is
+        how a password reaches the process without touching the config file.
+        """
+        url = self.env.get(DATABASE_URL_ENV) or self.values.get("database.url") or ""
+        return str(url).strip() or None
+
+    @property
+    def has_brain(self) -> bool:
+        """True when a brain was set up here: a PostgreSQL URL, or the SQLite file."""
+        return self.database_url is not None or self.db_path.exists()
 
     @property
     def config_path(self) -> Path:

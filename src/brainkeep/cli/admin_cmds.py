@@ -11,11 +11,19 @@ from brainkeep import __version__
 from brainkeep.brain import Brain, build_embedder
 from brainkeep.cli.app import CliContext, emit, json_option
 from brainkeep.cli.embed_cmd import report_data
-from brainkeep.config import KNOWN_KEYS, coerce_value, require_known, write_values
+from brainkeep.config import (
+    DATABASE_URL_ENV,
+    KNOWN_KEYS,
+    coerce_value,
+    require_known,
+    write_values,
+)
 from brainkeep.core.clock import Clock
 from brainkeep.core.embedding_jobs import backfill
 from brainkeep.core.verify import verify_brain
+from brainkeep.errors import InvalidInput
 from brainkeep.ops.usage import UsageLog, usage_health
+from brainkeep.store.postgres.conninfo import is_postgres_url, strip_password
 
 pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 
@@ -29,40 +37,72 @@ pass_cli = click.make_pass_decorator(CliContext, ensure=True)
     "(hybrid search, dedup by similarity) and embeds what the brain holds; `none` keeps "
     "keyword search only. Omitted: leave the setting as it is.",
 )
+@click.option(
+    "--database",
+    "database",
+    metavar="URL",
+    default=None,
+    help="Keep the brain in PostgreSQL (with pgvector) at URL, e.g. "
+    "postgresql://brainkeep@db.example:5432/brain (default: $BRAINKEEP_DATABASE_URL, else a "
+    "SQLite file in the home). The config records the URL without its password; give the "
+    "password at run time in BRAINKEEP_DATABASE_URL, PGPASSWORD or ~/.pgpass.",
+)
 @json_option
 @pass_cli
-def init(cli: CliContext, embeddings: str | None) -> None:
-    """Create a brain (one SQLite file and a config file); safe to re-run."""
+def init(cli: CliContext, embeddings: str | None, database: str | None) -> None:
+    """Create a brain (a SQLite file or a PostgreSQL database, plus a config file); re-runnable."""
     settings = cli.settings
-    existed = settings.db_path.exists()
-    settings.home.mkdir(parents=True, exist_ok=True)
-    if not settings.config_path.exists():
-        write_values(settings, {})
+    values = dict(settings.values)
     if embeddings is not None:
-        values = {**settings.values, "embeddings.provider": embeddings}
-        write_values(settings, values)
-        settings = cli._settings = replace(settings, values=values)
-    brain = cli.brain(must_exist=False)
-    if brain.store.get_meta("protocol_installed_at") is None:
-        with brain.store.transaction():
-            brain.store.set_meta("protocol_installed_at", Clock().now_ts())
+        values["embeddings.provider"] = embeddings
+    url = database or settings.env.get(DATABASE_URL_ENV) or None
+    if url is not None:
+        if not is_postgres_url(url):
+            raise InvalidInput(
+                "--database takes a PostgreSQL URL (postgresql://user@host:port/database).",
+                suggestion="Pass e.g. --database postgresql://brainkeep@localhost:5432/brain; "
+                "omit it for a SQLite brain in the home folder.",
+                field="database",
+            )
+        values["database.url"] = strip_password(url)
+        # This run connects with the URL as given (password included); the
+        # config file only ever gets the stripped one.
+        settings = replace(settings, env={**settings.env, DATABASE_URL_ENV: url})
+    settings = cli._settings = replace(settings, values=values)
+    settings.home.mkdir(parents=True, exist_ok=True)
+    # Connect before writing the config: an unreachable database must not
+    # leave a home that points at it.
+    store = cli.store(must_exist=False)
+    write_values(settings, values)
+    existed = store.get_meta("protocol_installed_at") is not None
+    if not existed:
+        with store.transaction():
+            store.set_meta("protocol_installed_at", Clock().now_ts())
+    engine = store.describe()
     data: dict[str, Any] = {
         "home": str(settings.home),
-        "database": str(settings.db_path),
+        "engine": engine["engine"],
+        "database": engine["target"],
         "config": str(settings.config_path),
         "created": not existed,
-        "schema_version": brain.store.schema_version(),
+        "schema_version": store.schema_version(),
     }
+    if not engine["vector"]["available"]:
+        data["vector_search"] = {"available": False, "install": engine["vector"]["install_hint"]}
     if embeddings == "local":
-        data["embeddings"] = first_embed(cli, brain)
+        data["embeddings"] = first_embed(cli, cli.brain(must_exist=False))
     elif embeddings == "none":
         data["embeddings"] = {"provider": "none"}
 
     def human() -> None:
         verb = "Created" if not existed else "Already set up:"
         click.echo(f"{verb} brain at {settings.home}")
-        click.echo(f"  database: {settings.db_path}")
+        click.echo(f"  database: {data['database']} ({data['engine']})")
         click.echo(f"  config:   {settings.config_path}")
+        if "vector_search" in data:
+            click.echo("  vector search: unavailable (pgvector is not installed); keyword "
+                       "search works and semantic search reports search_degraded.")
+            click.echo(f"    install: {data['vector_search']['install']}")
         if "embeddings" in data:
             info = data["embeddings"]
             click.echo(
@@ -94,17 +134,19 @@ def first_embed(cli: CliContext, brain: Brain) -> dict[str, Any]:
 @json_option
 @pass_cli
 def doctor(cli: CliContext) -> None:
-    """Show schema version, counts, chain status and database size."""
-    brain = cli.brain()
-    report = verify_brain(brain.store)
+    """Show engine, server, pool, migrations, counts, chain status and database size."""
+    store = cli.store()
+    report = verify_brain(store)
+    engine = store.describe()
     data: dict[str, Any] = {
         "version": __version__,
         "home": str(cli.settings.home),
-        "engine": brain.store.engine_name,
-        "schema_version": brain.store.schema_version(),
-        "counts": brain.store.counts(),
+        "engine": store.engine_name,
+        "database": engine,
+        "schema_version": store.schema_version(),
+        "counts": store.counts(),
         "chain": {"valid": report.valid, "checked": report.events_checked},
-        "db_size_bytes": brain.store.size_bytes(),
+        "db_size_bytes": store.size_bytes(),
     }
     usage = usage_health(UsageLog(cli.settings.usage_path))
     data["memory_verbs_usage"] = {"ok": usage.ok, "message": usage.message}
@@ -112,6 +154,8 @@ def doctor(cli: CliContext) -> None:
     def human() -> None:
         click.echo(f"brainkeep {data['version']} — {data['home']}")
         click.echo(f"  engine:  {data['engine']}, schema version {data['schema_version']}")
+        for line in engine_lines(engine):
+            click.echo(f"  {line}")
         click.echo("  counts:  " + ", ".join(f"{k} {v}" for k, v in data["counts"].items()))
         status = "valid" if report.valid else "BROKEN (run `brainkeep verify`)"
         click.echo(f"  chain:   {status}, {report.events_checked} events")
@@ -119,6 +163,26 @@ def doctor(cli: CliContext) -> None:
         click.echo(f"  usage:   {'' if usage.ok else 'WARN '}{usage.message}")
 
     emit(cli, data, human)
+
+
+def engine_lines(engine: dict[str, Any]) -> list[str]:
+    """The human lines of ``Store.describe()`` for `doctor`."""
+    vector = engine["vector"]
+    lines = [f"database: {engine['target']} ({engine['server_version']})",
+             "vectors: " + (str(vector["version"]) if vector["available"] else
+                            "pgvector missing, semantic search degraded: "
+                            + str(vector.get("install_hint", "")))]
+    if engine["pool"] is not None:
+        pool = engine["pool"]
+        lines.append(f"pool:    {pool['size']} open ({pool['idle']} idle) of "
+                     f"{pool['min']}..{pool['max']}, {pool['waiting']} waiting")
+    migrations = engine["migrations"]
+    state = "up to date" if not migrations["pending"] else \
+        f"pending {migrations['pending']}"
+    if migrations["skipped"]:
+        state += f", skipped {migrations['skipped']} (missing extension)"
+    lines.append(f"migrations: {state}")
+    return lines
 
 
 @click.group()
@@ -155,6 +219,12 @@ def config_get(cli: CliContext, key: str) -> None:
 def config_set(cli: CliContext, key: str, value: str) -> None:
     """Set KEY to VALUE (e.g. `brainkeep config set mcp_surface verbs`)."""
     coerced = coerce_value(key, value)
+    if key == "database.url" and coerced:
+        if not is_postgres_url(str(coerced)):
+            raise InvalidInput("database.url takes a postgresql:// URL (blank: SQLite).",
+                               suggestion="e.g. postgresql://brainkeep@localhost:5432/brain",
+                               field="value")
+        coerced = strip_password(str(coerced))  # the config file never holds a password
     values = dict(cli.settings.values)
     values[key] = coerced
     write_values(cli.settings, values)

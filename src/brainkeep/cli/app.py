@@ -13,10 +13,11 @@ from typing import Any, TypeVar
 
 import click
 
-from brainkeep.brain import Brain, open_brain
+from brainkeep.brain import Brain, open_brain, open_store
 from brainkeep.config import Settings, load_settings
 from brainkeep.core.context import LOCAL, Caller
 from brainkeep.errors import BrainkeepError, InvalidInput
+from brainkeep.store.base import Store
 
 # CLI exit codes per error code (documented in docs/cli.md).
 EXIT_CODES = {
@@ -48,6 +49,7 @@ class CliContext:
     org_id: str | None = None
     _settings: Settings | None = None
     _brain: Brain | None = field(default=None, repr=False)
+    _store: Store | None = field(default=None, repr=False)
 
     @property
     def settings(self) -> Settings:
@@ -63,18 +65,40 @@ class CliContext:
     def brain(self, *, must_exist: bool = True) -> Brain:
         """Open the brain (once per invocation)."""
         if self._brain is None:
-            if must_exist and not self.settings.db_path.exists():
-                raise BrainkeepError(
-                    f"No brain at {self.settings.home}.",
-                    suggestion="Run `brainkeep init` first (or pass --home / set BRAINKEEP_HOME).",
-                )
+            self._require_brain(must_exist)
+            if self._store is not None:  # the brain opens its own store
+                self._store.close()
+                self._store = None
             self._brain = open_brain(self.settings)
         return self._brain
+
+    def store(self, *, must_exist: bool = True) -> Store:
+        """Only the brain's store, for commands that need no provider or search (init, doctor).
+
+        Opening just the store skips loading an embedding model and building
+        the search index, which `doctor` must not depend on.
+        """
+        if self._brain is not None:
+            return self._brain.store
+        if self._store is None:
+            self._require_brain(must_exist)
+            self._store = open_store(self.settings)
+        return self._store
+
+    def _require_brain(self, must_exist: bool) -> None:
+        if must_exist and not self.settings.has_brain:
+            raise BrainkeepError(
+                f"No brain at {self.settings.home}.",
+                suggestion="Run `brainkeep init` first (or pass --home / set BRAINKEEP_HOME).",
+            )
 
     def close(self) -> None:
         if self._brain is not None:
             self._brain.close()
             self._brain = None
+        if self._store is not None:
+            self._store.close()
+            self._store = None
 
 
 def _set_json(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:

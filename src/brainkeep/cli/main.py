@@ -10,6 +10,7 @@ from brainkeep import __version__
 from brainkeep.cli import (
     admin_cmds,
     embed_cmd,
+    migrate_cmd,
     page_cmds,
     protocol_cmds,
     serve_cmd,
@@ -72,6 +73,7 @@ cli.add_command(token_group)
 cli.add_command(share_group)
 cli.add_command(delegation_group)
 cli.add_command(embed_cmd.embed)
+cli.add_command(migrate_cmd.migrate_)
 
 
 def main() -> None:

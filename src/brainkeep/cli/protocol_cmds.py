@@ -111,7 +111,7 @@ def conformance(cli: CliContext, target: str | None, token: str | None, synthesi
             ) from exc
     else:
         settings = cli.settings
-        if not settings.db_path.exists():
+        if not settings.has_brain:
             raise BrainkeepError(
                 f"No brain at {settings.home} to self-certify.",
                 suggestion="Run `brainkeep init` first, or pass --target to certify another "
@@ -140,7 +140,7 @@ def stats(cli: CliContext, days: str) -> None:
     window = validate.bounded_int(days, field="days", minimum=1, maximum=MAX_STATS_DAYS)
     settings = cli.settings
     installed_at = None
-    if settings.db_path.exists():
+    if settings.has_brain:
         value = cli.brain().store.get_meta("protocol_installed_at")
         installed_at = str(value) if value else None
     log = UsageLog(settings.usage_path)

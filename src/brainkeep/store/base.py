@@ -11,7 +11,7 @@ never commit on their own: callers group writes in ``transaction()``.
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import Any, Protocol
 
 from brainkeep.store.repos.cursors import CursorRepository
 from brainkeep.store.repos.embeddings import EmbeddingRepository
@@ -46,3 +46,13 @@ class Store(
     def set_meta(self, key: str, value: str) -> None: ...
     def counts(self) -> dict[str, int]: ...
     def size_bytes(self) -> int: ...
+    def describe(self) -> dict[str, Any]:
+        """What `doctor` shows about the engine, engine-neutral keys, never a secret.
+
+        ``engine``, ``target`` (a path, or host:port/database without the
+        password), ``server_version``, ``vector`` (``available`` and
+        ``version``), ``pool`` (connection pool counters; None without one),
+        ``migrations`` (``schema_version``, ``pending`` and ``skipped``
+        versions). Raises ``Unavailable`` when the database is unreachable.
+        """
+        ...

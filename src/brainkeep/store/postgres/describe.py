@@ -34,7 +34,7 @@ def describe(db: PostgresEngine) -> dict[str, Any]:
     applied = {int(r[0]) for r in db.all("SELECT version FROM schema_migrations")}
     shipped = [version for version, _name, _sql in available_migrations()]
     vector: dict[str, Any] = {"available": row["vector"] is not None,
-                              "version": row["vector"]}
+                              "version": f"pgvector {row['vector']}" if row["vector"] else None}
     if row["vector"] is None:
         vector["install_hint"] = VECTOR_INSTALL_HINT
     stats = db.pool_stats()

@@ -8,15 +8,24 @@ matches as a phrase, as a quoted FTS5 term does); ``every()`` ANDs them
 either). Rows match through the generated ``tsv`` columns and their GIN
 indexes (migration 0001).
 
-Ranking: ``ts_rank_cd`` (cover density; pages weight the title 2:1 over
-aliases, like SQLite's ``bm25(pages_fts, 2.0, 1.0)``). Any-term queries with
-a ``row_budget`` are planned by document frequency like SQLite's
-(``keyword_plan``): the rarest terms first, and only the newest matches of a
-term matching more rows than the budget are ranked.
+Ranking: Okapi BM25 computed in SQL, as SQLite's FTS5 ``bm25()`` ranks
+(k1 1.2, b 0.75, FTS5's idf with its floor). ``ts_rank_cd`` alone has no
+term rarity: on the retrieval eval it ranked a common word's match above a
+rare one's. Per matched row and term, ``ts_rank_cd`` of that one term with
+unit weights is the term's frequency (its number of covers); the idf comes
+from the per-term document counts this module caches anyway, and N and the
+average length from ``TableStats`` (cached). Lengths are distinct lexemes
+(``length(tsv)``), FTS5's are tokens: close for short chunks and facts.
+Pages weight a title occurrence 2:1 over an alias one (SQLite's
+``bm25(pages_fts, 2.0, 1.0)``). Any-term queries with a ``row_budget`` are
+planned by document frequency like SQLite's (``keyword_plan``): the rarest
+terms first, and only the newest matches of a term matching more rows than
+the budget are ranked.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +33,7 @@ from typing import Any
 from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.query import QueryTerms
 from brainkeep.core.retrieval import FactFilter, ScoredId
+from brainkeep.store.postgres.columns import memory_columns
 from brainkeep.store.postgres.engine import PostgresEngine
 from brainkeep.store.postgres.filters import fact_filter_sql
 from brainkeep.store.postgres.mnemo import memory_filter_sql
@@ -33,10 +43,46 @@ TERM_CACHE_SECONDS = 30.0
 TERM_CACHE_SIZE = 50_000
 # kind -> (table, what makes a row of this source live): counted per term.
 _TABLES = {"chunk": "chunks", "memory": "memories", "page": "pages"}
-# ts_rank_cd weights {D, C, B, A}: title (A) 2:1 over aliases (B).
-_PAGE_WEIGHTS = "{0.1, 0.2, 0.5, 1.0}"
-# ts_rank_cd of a match can be 0 (e.g. positions stripped); scores stay positive.
+# N and the average row length change slowly; recomputing them scans the table.
+STATS_SECONDS = 60.0
+# BM25 parameters (FTS5's, fixed there too).
+K1, B = 1.2, 0.75
+# ts_rank_cd weights {D, C, B, A} (each at most 1) times a factor give the
+# term frequency: unit weights for chunks and facts; pages count a title
+# occurrence (A) 2, an alias one (B) 1.
+_TF_WEIGHTS = {"page": ("{0.5, 0.5, 0.5, 1.0}", 2.0)}
+_UNIT_WEIGHTS = ("{1, 1, 1, 1}", 1.0)
+# A BM25 score is 0 when every idf is floored; scores stay positive.
 _EPSILON = 1e-9
+
+
+@dataclass(frozen=True)
+class TableStats:
+    """What BM25 needs of a whole index: rows holding text, their mean length."""
+
+    rows: int
+    mean_length: float
+
+
+def idf(rows: int, matches: int) -> float:
+    """FTS5's inverse document frequency (floored at 1e-6 for very common terms)."""
+    return max(math.log((rows - matches + 0.5) / (matches + 0.5)), 1e-6)
+
+
+def bm25_sql(kind: str, alias: str, idfs_param: str, stats: TableStats) -> str:
+    """The BM25 score of row ``alias`` for the per-term tsqueries ``qq.qs``.
+
+    ``idfs_param`` is the placeholder of a ``float8[]`` aligned with
+    ``qq.qs``. The constants are this module's, never user input.
+    """
+    weights, factor = _TF_WEIGHTS.get(kind, _UNIT_WEIGHTS)
+    norm = (f"{K1 * (1 - B)!r} + {K1 * B / max(stats.mean_length, 1.0)!r} "
+            f"* length({alias}.tsv)")
+    return (
+        f"(SELECT COALESCE(sum(t.idf * t.tf * {K1 + 1!r} / (t.tf + {norm})), 0) FROM "
+        f"(SELECT u.idf, {factor!r} * ts_rank_cd('{weights}'::real[], {alias}.tsv, u.q) AS tf "
+        f"FROM unnest(qq.qs, {idfs_param}::float8[]) u(q, idf)) t)"
+    )
 
 
 @dataclass(frozen=True)
@@ -51,6 +97,11 @@ class TsPlan:
         """The tsquery expression, each term bound through ``bind``."""
         op = " && " if self.require_all else " || "
         return "(" + op.join(f"phraseto_tsquery('simple', {bind(t)})" for t in self.terms) + ")"
+
+    def term_queries(self, bind: Any) -> str:
+        """A ``tsquery[]`` of the terms one by one (BM25 scores each term)."""
+        return ("ARRAY[" + ", ".join(f"phraseto_tsquery('simple', {bind(t)})"
+                                     for t in self.terms) + "]::tsquery[]")
 
 
 def keyword_plan(terms: tuple[str, ...], doc_counts: dict[str, int], budget: int) -> TsPlan:
@@ -85,12 +136,15 @@ class TsKeyword:
         self.db = db
         self.source_id = source_id
         self._term_counts: dict[tuple[str, str], tuple[float, int]] = {}
+        self._stats: dict[str, tuple[float, TableStats]] = {}
 
     def plan(self, kind: str, terms: QueryTerms) -> TsPlan:
         if terms.require_all or terms.row_budget is None:
             return TsPlan(terms.terms, terms.require_all)
         counts = self.term_doc_counts(kind, list(terms.terms))
         return keyword_plan(terms.terms, counts, terms.row_budget)
+
+    # -- BM25 statistics ----------------------------------------------------------
 
     def term_doc_counts(self, kind: str, terms: list[str]) -> dict[str, int]:
         """How many rows of ``kind`` (every source, like fts5vocab) hold each term; cached."""
@@ -115,6 +169,31 @@ class TsKeyword:
                     cache[(kind, term)] = (now + TERM_CACHE_SECONDS, int(count))
         return found
 
+    def stats(self, kind: str) -> TableStats:
+        """Rows holding text and their mean length in ``kind``'s index (every source); cached.
+
+        Like the term counts, they only weigh terms: a minute of staleness
+        moves scores a little and never what matches.
+        """
+        now = time.monotonic()
+        hit = self._stats.get(kind)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        row = self.db.one(f"SELECT COUNT(*), COALESCE(AVG(length(tsv)), 0) FROM {_TABLES[kind]} "
+                          "WHERE tsv IS NOT NULL")
+        assert row is not None
+        stats = TableStats(int(row[0]), float(row[1]))
+        self._stats[kind] = (now + STATS_SECONDS, stats)
+        return stats
+
+    def _scored(self, kind: str, alias: str, plan: TsPlan, bind: Any) -> str:
+        """The BM25 score expression of ``plan`` for row ``alias`` (idfs bound by ``bind``)."""
+        counts = self.term_doc_counts(kind, list(plan.terms))
+        stats = self.stats(kind)
+        rows = max([stats.rows, *counts.values()])
+        idfs = [idf(rows, counts.get(t, 0)) for t in plan.terms]
+        return bm25_sql(kind, alias, bind(idfs), stats)
+
     def _floor(self, table: str, plan: TsPlan) -> int:
         """The id of the ``plan.newest``-th newest match (0: rank every match)."""
         if not plan.newest:
@@ -135,11 +214,12 @@ class TsKeyword:
             return []
         floor = self._floor("chunks", plan)
         params: list[Any] = []
-        q = plan.tsquery(_positional(params))
+        bind = _positional(params)
+        score = self._scored("chunk", "c", plan, bind)
         privacy = "" if include_private else "AND p.visibility = 'world'"
         rows = self.db.all(
-            "SELECT c.id, c.page_id, ts_rank_cd(c.tsv, qq.q) AS score "
-            f"FROM (SELECT {q} AS q) qq, chunks c JOIN pages p ON p.id = c.page_id "
+            f"SELECT c.id, c.page_id, {score} AS score "
+            f"FROM {_queries(plan, bind)}, chunks c JOIN pages p ON p.id = c.page_id "
             "WHERE c.tsv @@ qq.q AND c.id >= %s AND p.source_id = %s AND p.deleted_at IS NULL "
             f"{privacy} ORDER BY score DESC, c.id LIMIT %s",
             (*params, floor, self.source_id, limit),
@@ -152,11 +232,12 @@ class TsKeyword:
             return []
         floor = self._floor("pages", plan)
         params: list[Any] = []
-        q = plan.tsquery(_positional(params))
+        bind = _positional(params)
+        score = self._scored("page", "p", plan, bind)
         privacy = "" if include_private else "AND p.visibility = 'world'"
         rows = self.db.all(
-            f"SELECT p.id, ts_rank_cd('{_PAGE_WEIGHTS}'::real[], p.tsv, qq.q) AS score "
-            f"FROM (SELECT {q} AS q) qq, pages p WHERE p.tsv @@ qq.q AND p.id >= %s "
+            f"SELECT p.id, {score} AS score "
+            f"FROM {_queries(plan, bind)}, pages p WHERE p.tsv @@ qq.q AND p.id >= %s "
             f"AND p.source_id = %s AND p.deleted_at IS NULL {privacy} "
             "ORDER BY score DESC, p.id LIMIT %s",
             (*params, floor, self.source_id, limit),
@@ -169,11 +250,13 @@ class TsKeyword:
             return []
         floor = 0 if filt.narrowed else self._floor("memories", plan)
         params: list[Any] = []
-        q = plan.tsquery(_positional(params))
+        bind = _positional(params)
+        score = self._scored("memory", "m", plan, bind)
+        head = _queries(plan, bind)
         where, where_params = fact_filter_sql(self.source_id, filt, "m.")
         rows = self.db.all(
-            "SELECT m.id, ts_rank_cd(m.tsv, qq.q) AS score "
-            f"FROM (SELECT {q} AS q) qq, memories m WHERE m.tsv @@ qq.q AND m.id >= %s "
+            f"SELECT m.id, {score} AS score "
+            f"FROM {head}, memories m WHERE m.tsv @@ qq.q AND m.id >= %s "
             f"AND {where} ORDER BY score DESC, m.id DESC LIMIT %s",
             (*params, floor, *where_params, limit),
         )
@@ -184,16 +267,22 @@ class TsKeyword:
         if not plan.terms:
             return []
         where, params = memory_filter_sql(filt)
-        q = plan.tsquery(_named(params, "q"))
+        bind = _named(params, "q")
+        score = self._scored("memory", "m", plan, bind)
         params["limit"] = limit
         rows = self.db.all(
-            "SELECT m.*, ts_rank_cd(m.tsv, qq.q) AS ts_score "
-            f"FROM (SELECT {q} AS q) qq, memories m WHERE m.tsv @@ qq.q AND {where} "
+            f"SELECT {memory_columns('m')}, {score} AS ts_score "
+            f"FROM {_queries(plan, bind)}, memories m WHERE m.tsv @@ qq.q AND {where} "
             "ORDER BY ts_score DESC, m.id DESC LIMIT %(limit)s",
             params,
         )
         return [ScoredId(int(r["id"]), 0, float(r["ts_score"]) + _EPSILON, memory_from_row(r))
                 for r in rows]
+
+
+def _queries(plan: TsPlan, bind: Any) -> str:
+    """The FROM item ``qq``: the match query ``q`` and the per-term queries ``qs``."""
+    return f"(SELECT {plan.tsquery(bind)} AS q, {plan.term_queries(bind)} AS qs) qq"
 
 
 def _named(params: dict[str, Any], prefix: str) -> Any:

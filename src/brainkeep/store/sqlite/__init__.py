@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from brainkeep.store.sqlite.audit_scans import AuditScansMixin
 from brainkeep.store.sqlite.changes import ChangesMixin
@@ -81,6 +85,21 @@ class SQLiteStore(
             "events": "SELECT COUNT(*) FROM events",
         }
         return {name: int(self.db.scalar(sql)) for name, sql in queries.items()}
+
+    def describe(self) -> dict[str, Any]:
+        """Engine facts for `doctor` (see ``Store.describe``)."""
+        version = self.schema_version()
+        shipped = [v for v, _name, _sql in self.db.available_migrations()]
+        return {
+            "engine": self.engine_name,
+            "target": self.db.path,
+            "server_version": f"SQLite {sqlite3.sqlite_version}",
+            # Vectors are blobs searched with numpy: no extension to be missing.
+            "vector": {"available": True, "version": f"numpy {np.__version__}"},
+            "pool": None,
+            "migrations": {"schema_version": version,
+                           "pending": [v for v in shipped if v > version], "skipped": []},
+        }
 
     def size_bytes(self) -> int:
         """Database file size including its WAL."""

@@ -16,6 +16,14 @@
 --     a NULL `tsv`, so keyword search never finds it either. Chunks of a
 --     soft-deleted page keep their `tsv`: keyword queries join `pages` and
 --     require `deleted_at IS NULL`.
+--   * `tsv` folds accents first (brainkeep_fold, below: the same rule as
+--     core's query terms; store/postgres/fold.py renders it, a test checks it).
+CREATE FUNCTION brainkeep_fold(t text) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+  SELECT CASE WHEN octet_length(t) = char_length(t) THEN t ELSE
+  replace(replace(replace(replace(replace(replace(replace(replace(translate(t, U&'\00A0¨ª¯²³´µ¸¹ºÀÁÂÃÄÅÇÈÉÊËÌÍÎÏÑÒÓÔÕÖÙÚÛÜÝàáâãäåçèéêëìíîïñòóôõöùúûüýÿĀāĂăĄąĆćĈĉĊċČčĎďĒēĔĕĖėĘęĚěĜĝĞğĠġĢģĤĥĨĩĪīĬĭĮįİĴĵĶķĹĺĻļĽľŃńŅņŇňŌōŎŏŐőŔŕŖŗŘřŚśŜŝŞşŠšŢţŤťŨũŪūŬŭŮůŰűŲųŴŵŶŷŸŹźŻżŽžſ\0300\0301\0302\0303\0304\0305\0306\0307\0308\0309\030A\030B\030C\030D\030E\030F\0310\0311\0312\0313\0314\0315\0316\0317\0318\0319\031A\031B\031C\031D\031E\031F\0320\0321\0322\0323\0324\0325\0326\0327\0328\0329\032A\032B\032C\032D\032E\032F\0330\0331\0332\0333\0334\0335\0336\0337\0338\0339\033A\033B\033C\033D\033E\033F\0340\0341\0342\0343\0344\0345\0346\0347\0348\0349\034A\034B\034C\034D\034E\034F\0350\0351\0352\0353\0354\0355\0356\0357\0358\0359\035A\035B\035C\035D\035E\035F\0360\0361\0362\0363\0364\0365\0366\0367\0368\0369\036A\036B\036C\036D\036E\036F', '  a 23 μ 1oAAAAAACEEEEIIIINOOOOOUUUUYaaaaaaceeeeiiiinooooouuuuyyAaAaAaCcCcCcCcDdEeEeEeEeEeGgGgGgGgHhIiIiIiIiIJjKkLlLlLlNnNnNnOoOoOoRrRrRrSsSsSsSsTtTtUuUuUuUuUuUuWwYyYZzZzZzs'), '¼', '1⁄4'), '½', '1⁄2'), '¾', '3⁄4'), 'Ĳ', 'IJ'), 'ĳ', 'ij'), 'Ŀ', 'L·'), 'ŀ', 'l·'), 'ŉ', 'ʼn') END
+$$;
+
 CREATE TABLE meta (
   key TEXT COLLATE "C" PRIMARY KEY,
   value TEXT COLLATE "C" NOT NULL
@@ -51,8 +59,8 @@ CREATE TABLE pages (
   -- pages_fts (title, aliases) with bm25 weights 2:1 -> weights A and B.
   tsv tsvector GENERATED ALWAYS AS (
     CASE WHEN deleted_at IS NULL THEN
-      setweight(to_tsvector('simple'::regconfig, title), 'A')
-      || setweight(to_tsvector('simple'::regconfig, alias_text), 'B')
+      setweight(to_tsvector('simple'::regconfig, brainkeep_fold(title)), 'A')
+      || setweight(to_tsvector('simple'::regconfig, brainkeep_fold(alias_text)), 'B')
     END) STORED,
   UNIQUE (source_id, slug)
 );
@@ -123,7 +131,8 @@ CREATE TABLE chunks (
   ord INTEGER NOT NULL,
   kind TEXT COLLATE "C" NOT NULL,
   text TEXT COLLATE "C" NOT NULL,
-  tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, text)) STORED,
+  tsv tsvector GENERATED ALWAYS AS (
+    to_tsvector('simple'::regconfig, brainkeep_fold(text))) STORED,
   UNIQUE (page_id, ord)
 );
 CREATE INDEX chunks_fts ON chunks USING gin (tsv);
@@ -174,7 +183,7 @@ CREATE TABLE memories (
   -- the FTS row on expire, delete and redact).
   tsv tsvector GENERATED ALWAYS AS (
     CASE WHEN expired_at IS NULL AND deleted_at IS NULL AND redacted_at IS NULL
-    THEN to_tsvector('simple'::regconfig, text) END) STORED
+    THEN to_tsvector('simple'::regconfig, brainkeep_fold(text)) END) STORED
 );
 CREATE INDEX memories_entity ON memories (source_id, entity_slug, created_at);
 CREATE INDEX memories_created ON memories (source_id, created_at);

@@ -1,0 +1,163 @@
+"""One end of a `brainkeep migrate` copy: a SQLite file or a PostgreSQL database, raw.
+
+``store/migrate.py`` copies rows table by table; this module hides the two
+dialects from it: placeholders, how to list a table's columns (PostgreSQL's
+generated ``tsv`` columns are derived and never copied), the vector column
+format (SQLite: little-endian float32 blobs; PostgreSQL: pgvector), and the
+derived state rebuilt once the rows are in (SQLite's FTS5 tables, which its
+repositories fill explicitly rather than by trigger; PostgreSQL's identity
+sequences, which explicit ids do not advance).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from brainkeep.store.base import Store
+from brainkeep.store.postgres.conninfo import describe_target, is_postgres_url
+
+# Where the FTS5 rows of a SQLite brain come from (store/sqlite/pages.py and
+# memories.py write them; expire, delete and redact remove them).
+_SQLITE_FTS = (
+    "DELETE FROM pages_fts",
+    "DELETE FROM chunks_fts",
+    "DELETE FROM memories_fts",
+    "INSERT INTO pages_fts (rowid, title, aliases) SELECT p.id, p.title, "
+    "COALESCE((SELECT group_concat(alias, ' | ') FROM (SELECT alias FROM page_aliases a "
+    "WHERE a.page_id = p.id ORDER BY a.rowid)), '') FROM pages p WHERE p.deleted_at IS NULL",
+    "INSERT INTO chunks_fts (rowid, text) SELECT c.id, c.text FROM chunks c "
+    "JOIN pages p ON p.id = c.page_id WHERE p.deleted_at IS NULL ORDER BY c.id",
+    "INSERT INTO memories_fts (rowid, text) SELECT id, text FROM memories "
+    "WHERE expired_at IS NULL AND deleted_at IS NULL ORDER BY id",
+)
+
+
+def open_target(target: str) -> Store:
+    """A store on ``target``: a ``postgresql://`` URL or a SQLite file path (created)."""
+    if is_postgres_url(target):
+        from brainkeep.store.postgres import PostgresStore  # only PostgreSQL needs psycopg
+
+        return PostgresStore(target, pool_min=1, pool_max=2)
+    from brainkeep.store.sqlite import SQLiteStore
+
+    return SQLiteStore(target)
+
+
+def label_of(target: str) -> str:
+    """``target`` as it may be printed: host:port and database, or the path."""
+    return f"postgresql {describe_target(target)}" if is_postgres_url(target) else target
+
+
+@dataclass
+class Side:
+    """A store seen as raw tables (the copier's only view of an engine)."""
+
+    store: Any  # SQLiteStore | PostgresStore: both expose ``db``
+    label: str
+
+    @property
+    def postgres(self) -> bool:
+        return bool(self.store.engine_name == "postgres")
+
+    def marks(self, n: int) -> str:
+        return ", ".join(["%s" if self.postgres else "?"] * n)
+
+    @property
+    def mark(self) -> str:
+        return "%s" if self.postgres else "?"
+
+    def columns(self, table: str) -> list[str] | None:
+        """Copyable columns of ``table`` in table order (None: no such table here)."""
+        if self.postgres:
+            rows = self.store.db.all(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = "
+                "current_schema() AND table_name = %s AND is_generated = 'NEVER' "
+                "ORDER BY ordinal_position", (table,))
+        else:
+            rows = self.store.db.all(f"PRAGMA table_info({table})")
+            rows = [(r["name"],) for r in rows]
+        return [str(r[0]) for r in rows] or None
+
+    def count(self, table: str) -> int:
+        return int(self.store.db.scalar(f"SELECT COUNT(*) FROM {table}"))
+
+    def fetch(self, table: str, columns: Sequence[str], key: Sequence[str],
+              after: Sequence[Any] | None, offset: int, limit: int) -> list[tuple[Any, ...]]:
+        """The next ``limit`` rows in key order (keyless tables: by offset)."""
+        cols = ", ".join(columns)
+        if key:
+            order = ", ".join(key)
+            where = "" if after is None else \
+                f" WHERE ({order}) > ({self.marks(len(key))})"
+            sql = f"SELECT {cols} FROM {table}{where} ORDER BY {order} LIMIT {int(limit)}"
+            params: Sequence[Any] = () if after is None else tuple(after)
+        else:
+            sql = (f"SELECT {cols} FROM {table} ORDER BY {cols} "
+                   f"LIMIT {int(limit)} OFFSET {int(offset)}")
+            params = ()
+        return [self.decode(table, columns, tuple(r)) for r in self.store.db.all(sql, params)]
+
+    def insert(self, table: str, columns: Sequence[str], rows: Sequence[tuple[Any, ...]]) -> None:
+        sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({self.marks(len(columns))})"
+        self.store.db.executemany(sql, [self.encode(table, columns, r) for r in rows])
+
+    def update(self, table: str, column: str, key: Sequence[str],
+               rows: Sequence[tuple[Any, ...]]) -> None:
+        """Set ``column`` from rows of (value, *key values)."""
+        where = " AND ".join(f"{k} = {self.mark}" for k in key)
+        self.store.db.executemany(
+            f"UPDATE {table} SET {column} = {self.mark} WHERE {where}", list(rows))
+
+    def upsert_meta(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        self.store.db.executemany(
+            f"INSERT INTO meta (key, value) VALUES ({self.marks(2)}) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value", list(rows))
+
+    def delete_all(self, table: str) -> None:
+        self.store.db.execute(f"DELETE FROM {table}")
+
+    # -- formats -----------------------------------------------------------
+
+    def decode(self, table: str, columns: Sequence[str], row: tuple[Any, ...]) -> tuple[Any, ...]:
+        """A row in the neutral form (vectors as little-endian float32 bytes)."""
+        if table != "embeddings" or not self.postgres:
+            return row
+        at = list(columns).index("vector")
+        value = row[at]
+        if hasattr(value, "to_numpy"):  # pgvector.Vector (newer pgvector-python)
+            value = value.to_numpy()
+        vector = np.asarray(value, dtype="<f4").tobytes()
+        return (*row[:at], vector, *row[at + 1:])
+
+    def encode(self, table: str, columns: Sequence[str], row: tuple[Any, ...]) -> tuple[Any, ...]:
+        if table != "embeddings" or not self.postgres:
+            return tuple(bytes(v) if isinstance(v, memoryview) else v for v in row)
+        at = list(columns).index("vector")
+        vector = np.frombuffer(row[at], dtype="<f4")  # pgvector's dumper takes ndarray
+        return (*row[:at], vector, *row[at + 1:])
+
+    # -- derived state -----------------------------------------------------
+
+    def rebuild_derived(self, tables: dict[str, Sequence[str]]) -> None:
+        """Rebuild what is not copied: SQLite FTS rows, PostgreSQL identity sequences.
+
+        ``tables`` maps each copied table to its key columns.
+        """
+        if not self.postgres:
+            for sql in _SQLITE_FTS:
+                self.store.db.execute(sql)
+            return
+        for table, key in tables.items():
+            if len(key) != 1:
+                continue
+            seq = self.store.db.scalar("SELECT pg_get_serial_sequence(%s, %s)", (table, key[0]))
+            if seq is None:  # a text key, or no identity
+                continue
+            # is_called=false: the next id is MAX+1 (1 on an empty table).
+            self.store.db.execute(
+                f"SELECT setval(%s, COALESCE((SELECT MAX({key[0]}) FROM {table}), 0) + 1, false)",
+                (seq,))
