@@ -27,7 +27,7 @@ import hashlib
 import json
 from typing import Any
 
-from brainkeep.core.models import Memory
+from brainkeep.core.models import Event, Memory, NewEvent
 
 GENESIS = "0" * 64
 
@@ -84,6 +84,22 @@ def event_body(
 def event_hash(prev_hash: str, body: dict[str, Any]) -> str:
     """Hash of one event, chained to the previous event's hash."""
     return hashlib.sha256(prev_hash.encode() + b"\n" + canonical(body)).hexdigest()
+
+
+def next_event(event: NewEvent, tail: tuple[int, str] | None, now: str) -> Event:
+    """``event`` chained after the log's ``tail`` (its newest ``(seq, hash)``, None if empty).
+
+    What every engine appends, inside its write-serialized transaction.
+    """
+    seq = 1 if tail is None else int(tail[0]) + 1
+    prev = GENESIS if tail is None else str(tail[1])
+    body = event_body(
+        seq=seq, ts=now, source_id=event.source_id, kind=event.kind,
+        subject_type=event.subject_type, subject_id=event.subject_id, actor=event.actor,
+        payload=event.payload,
+    )
+    return Event(seq, now, event.source_id, event.kind, event.subject_type,
+                 event.subject_id, event.actor, event.payload, prev, event_hash(prev, body))
 
 
 def page_hash(content: str) -> str:

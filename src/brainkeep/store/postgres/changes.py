@@ -12,8 +12,8 @@ from brainkeep.core.models import Memory, Page
 from brainkeep.core.scope import ReadScope
 from brainkeep.store.postgres import visibility
 from brainkeep.store.postgres.engine import PostgresEngine
+from brainkeep.store.rows import memory_from_row, page_columns, page_from_row
 from brainkeep.store.sqlite.changes import FACT_CHANGE, PAGE_CHANGE
-from brainkeep.store.sqlite.rows import memory_from_row, page_columns, page_from_row
 
 # SQLite's CAST(subject_id AS INTEGER) turns a non-numeric id into 0 (no
 # page); PostgreSQL's cast would fail the statement, so only digits are cast

@@ -15,7 +15,7 @@ from brainkeep.core.models import Memory
 from brainkeep.core.scope import ReadScope
 from brainkeep.store.postgres.engine import PostgresEngine
 from brainkeep.store.postgres.visibility import named, readable
-from brainkeep.store.sqlite.rows import checkpoint_from_row, memory_from_row
+from brainkeep.store.rows import checkpoint_from_row, memory_from_row
 
 
 class CheckpointsMixin:

@@ -12,13 +12,12 @@ were ever bypassed (the second writer fails instead of forking).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
-from brainkeep.core.audit import GENESIS, event_body, event_hash
+from brainkeep.core.audit import next_event
 from brainkeep.core.models import Event, NewEvent
 from brainkeep.store.postgres.engine import PostgresEngine
-from brainkeep.store.sqlite.rows import event_from_row
+from brainkeep.store.rows import EVENT_COLUMNS, event_from_row, event_row
 
 
 class EventsMixin:
@@ -30,37 +29,15 @@ class EventsMixin:
         """Chain and append one event (inside the caller's transaction, or its own)."""
         with self.db.writing():
             tail = self.db.one("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1")
-            seq = 1 if tail is None else int(tail["seq"]) + 1
-            prev = GENESIS if tail is None else str(tail["hash"])
-            body = event_body(
-                seq=seq,
-                ts=now,
-                source_id=event.source_id,
-                kind=event.kind,
-                subject_type=event.subject_type,
-                subject_id=event.subject_id,
-                actor=event.actor,
-                payload=event.payload,
+            chained = next_event(
+                event, None if tail is None else (tail["seq"], tail["hash"]), now
             )
-            digest = event_hash(prev, body)
             self.db.execute(
-                "INSERT INTO events (seq, ts, source_id, kind, subject_type, subject_id, actor, "
-                "payload, prev_hash, hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                (
-                    seq,
-                    now,
-                    event.source_id,
-                    event.kind,
-                    event.subject_type,
-                    event.subject_id,
-                    event.actor,
-                    json.dumps(event.payload, ensure_ascii=False, sort_keys=True),
-                    prev,
-                    digest,
-                ),
+                f"INSERT INTO events ({EVENT_COLUMNS}) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                event_row(chained),
             )
-        return Event(seq, now, event.source_id, event.kind, event.subject_type,
-                     event.subject_id, event.actor, event.payload, prev, digest)
+        return chained
 
     def iter_events(self, *, after_seq: int = 0, batch: int = 2000) -> Iterator[Event]:
         """Every event in chain order, read in keyset batches."""

@@ -37,7 +37,7 @@ from brainkeep.store.postgres.columns import memory_columns
 from brainkeep.store.postgres.engine import PostgresEngine
 from brainkeep.store.postgres.filters import fact_filter_sql
 from brainkeep.store.postgres.mnemo import memory_filter_sql
-from brainkeep.store.sqlite.rows import memory_from_row
+from brainkeep.store.rows import memory_from_row
 
 TERM_CACHE_SECONDS = 30.0
 TERM_CACHE_SIZE = 50_000

@@ -14,7 +14,7 @@ from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.scope import ReadScope
 from brainkeep.store.postgres import visibility
 from brainkeep.store.postgres.engine import PostgresEngine
-from brainkeep.store.sqlite.rows import memory_from_row
+from brainkeep.store.rows import memory_from_row
 
 ACTIVE = ("expired_at IS NULL AND deleted_at IS NULL "
           "AND (valid_until IS NULL OR valid_until > %s)")

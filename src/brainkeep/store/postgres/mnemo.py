@@ -17,7 +17,7 @@ from brainkeep.core.mnemo.models import Acl, Delegation, Grant, MemoryFilter
 from brainkeep.core.models import Memory
 from brainkeep.store.postgres import visibility
 from brainkeep.store.postgres.engine import PostgresEngine
-from brainkeep.store.sqlite.rows import memory_from_row
+from brainkeep.store.rows import memory_from_row
 
 
 def memory_filter_sql(filt: MemoryFilter) -> tuple[str, dict[str, Any]]:

@@ -8,8 +8,8 @@ from typing import Any
 
 from brainkeep.core.mnemo.models import AuditEvent, ChainRow, FactWrite
 from brainkeep.core.scope import ReadScope
+from brainkeep.store.rows import in_list
 from brainkeep.store.sqlite.engine import SQLiteEngine
-from brainkeep.store.sqlite.rows import in_list
 from brainkeep.store.sqlite.visibility import named, readable
 
 # The events TrajectoryAudit reads: memory lifecycle, scope changes, shares, recall batches.

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from brainkeep.core.models import Memory, Page
 from brainkeep.core.scope import ReadScope
+from brainkeep.store.rows import memory_from_row, page_columns, page_from_row
 from brainkeep.store.sqlite import visibility
 from brainkeep.store.sqlite.engine import SQLiteEngine
-from brainkeep.store.sqlite.rows import memory_from_row, page_columns, page_from_row
 
 # Every write that makes a page live emits `page.put` (create, edit, restore,
 # link and timeline edits go through put_page); a delete makes it not live.

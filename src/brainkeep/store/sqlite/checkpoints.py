@@ -8,8 +8,8 @@ from typing import Any
 from brainkeep.core.mnemo.models import Checkpoint
 from brainkeep.core.models import Memory
 from brainkeep.core.scope import ReadScope
+from brainkeep.store.rows import checkpoint_from_row, in_list, memory_from_row
 from brainkeep.store.sqlite.engine import SQLiteEngine
-from brainkeep.store.sqlite.rows import checkpoint_from_row, in_list, memory_from_row
 from brainkeep.store.sqlite.visibility import named, readable
 
 # One mapper for both engines (rows.py).

@@ -20,8 +20,8 @@ from brainkeep.core.integrity_rows import (
     Vanished,
 )
 from brainkeep.core.models import Event
+from brainkeep.store.rows import event_from_row, memory_from_row
 from brainkeep.store.sqlite.engine import SQLiteEngine
-from brainkeep.store.sqlite.rows import event_from_row, memory_from_row
 
 
 def _newest(subject_type: str, alias: str, key: str, subject: str) -> str:

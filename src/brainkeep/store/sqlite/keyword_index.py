@@ -17,9 +17,10 @@ from typing import Any
 from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.query import QueryTerms
 from brainkeep.core.retrieval import FactFilter, ScoredId
+from brainkeep.store.rows import memory_from_row
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.mnemo import memory_filter_sql
-from brainkeep.store.sqlite.rows import memory_from_row
+from brainkeep.store.sqlite.stems import TermStems, shared_stems
 from brainkeep.store.sqlite.vectors import fact_filter_sql
 
 TERM_CACHE_SECONDS = 30.0
@@ -75,19 +76,37 @@ def keyword_plan(
 class KeywordIndex:
     """BM25 reads over ``chunks_fts``, ``pages_fts`` and ``memories_fts`` of one source."""
 
-    def __init__(self, db: SQLiteEngine, source_id: str) -> None:
+    def __init__(
+        self, db: SQLiteEngine, source_id: str, stems: TermStems | None = None
+    ) -> None:
         self.db = db
         self.source_id = source_id
+        self.stems = stems or shared_stems()
         self._term_counts: dict[tuple[str, str], tuple[float, int]] = {}
 
     def plan(self, kind: str, terms: QueryTerms) -> KeywordPlan:
         """The FTS5 query for ``terms`` against the index of ``kind``."""
+        words = self.distinct_stems(terms.terms)
         if terms.require_all:
-            return KeywordPlan(and_query(terms.terms), None)
+            return KeywordPlan(and_query(words), None)
         if terms.row_budget is None:
-            return KeywordPlan(or_query(terms.terms), None)
-        counts = self.term_doc_counts(kind, list(terms.terms))
-        return keyword_plan(terms.terms, counts, terms.row_budget)
+            return KeywordPlan(or_query(words), None)
+        counts = self.term_doc_counts(kind, words)
+        return keyword_plan(words, counts, terms.row_budget)
+
+    def distinct_stems(self, words: tuple[str, ...]) -> list[str]:
+        """``words`` less those indexed as an earlier word is ("run" after "running").
+
+        FTS5 stems the quoted words of a MATCH itself; two words of one stem
+        would count that stem twice in BM25.
+        """
+        seen: set[tuple[str, ...]] = set()
+        kept: list[str] = []
+        for word, tokens in self.stems.tokens(words).items():
+            if tokens not in seen:
+                seen.add(tokens)
+                kept.append(word)
+        return kept
 
     # -- document frequencies ---------------------------------------------------
 
@@ -114,12 +133,22 @@ class KeywordIndex:
         return found
 
     def _read_doc_counts(self, kind: str, terms: list[str]) -> dict[str, int]:
-        source = _FTS_OF[kind]
-        table = f"{source}_terms"
-        sql = f"SELECT term, doc FROM {table} WHERE term IN ({','.join('?' * len(terms))})"
-        # The fts5vocab views come from migration 0007 (never created on a query path).
-        rows = self.db.all(sql, tuple(terms))
-        return {r[0]: int(r[1]) for r in rows}
+        # The vocabulary holds what the tokenizer indexed (stems), so each
+        # word is looked up as its stem(s); a word the tokenizer splits
+        # ("foo_bar", matched as a phrase) can match no more rows than its
+        # rarest part.
+        tokens = self.stems.tokens(terms)
+        wanted = sorted({t for parts in tokens.values() for t in parts})
+        if not wanted:
+            return {}
+        table = f"{_FTS_OF[kind]}_terms"
+        sql = f"SELECT term, doc FROM {table} WHERE term IN ({','.join('?' * len(wanted))})"
+        # The fts5vocab views come from migrations 0007/0011 (never created on a query path).
+        docs = {r[0]: int(r[1]) for r in self.db.all(sql, tuple(wanted))}
+        return {
+            word: min(docs.get(t, 0) for t in parts)
+            for word, parts in tokens.items() if parts
+        }
 
     def _rowid_floor(self, table: str, fts_query: str, newest: int | None) -> int:
         """The rowid of the ``newest``-th newest match (0: rank every match).

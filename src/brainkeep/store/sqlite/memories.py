@@ -6,9 +6,9 @@ import json
 
 from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.scope import ReadScope
+from brainkeep.store.rows import memory_from_row
 from brainkeep.store.sqlite import visibility
 from brainkeep.store.sqlite.engine import SQLiteEngine
-from brainkeep.store.sqlite.rows import memory_from_row
 
 ACTIVE = "expired_at IS NULL AND deleted_at IS NULL AND (valid_until IS NULL OR valid_until > ?)"
 

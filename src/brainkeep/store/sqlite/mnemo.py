@@ -18,9 +18,9 @@ from brainkeep.core.mnemo.models import (
     MemoryFilter,
 )
 from brainkeep.core.models import Memory
+from brainkeep.store.rows import in_list, memory_from_row
 from brainkeep.store.sqlite import visibility
 from brainkeep.store.sqlite.engine import SQLiteEngine
-from brainkeep.store.sqlite.rows import in_list, memory_from_row
 
 
 def memory_filter_sql(filt: MemoryFilter) -> tuple[str, dict[str, Any]]:

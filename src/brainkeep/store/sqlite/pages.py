@@ -6,8 +6,8 @@ import json
 
 from brainkeep.core.models import Link, Page, PageDraft, TimelineEntry
 from brainkeep.core.slugs import normalize_alias
+from brainkeep.store.rows import PAGE_COLUMNS, page_columns, page_from_row
 from brainkeep.store.sqlite.engine import SQLiteEngine
-from brainkeep.store.sqlite.rows import PAGE_COLUMNS, page_columns, page_from_row
 
 
 class PagesMixin:

@@ -21,9 +21,9 @@ from brainkeep.core.retrieval import (
     PageHead,
 )
 from brainkeep.core.scope import ReadScope
+from brainkeep.store.rows import memory_from_row
 from brainkeep.store.sqlite import visibility
 from brainkeep.store.sqlite.engine import SQLiteEngine
-from brainkeep.store.sqlite.rows import memory_from_row
 
 _LIVE_CHUNK = (
     "EXISTS (SELECT 1 FROM chunks c JOIN pages p ON p.id = c.page_id "

@@ -1,4 +1,4 @@
-"""Row -> domain value conversions for the SQLite engine."""
+"""Row mappers shared by both engines: database rows (by column name) to domain values."""
 
 from __future__ import annotations
 
@@ -103,6 +103,21 @@ def memory_from_row(row: RowLike) -> Memory:
         delete_strategy=row["delete_strategy"],
         redacted_at=row["redacted_at"],
         shared_by_grant=bool(row["shared_by_grant"]),
+    )
+
+
+EVENT_COLUMNS = (
+    "seq, ts, source_id, kind, subject_type, subject_id, actor, payload, prev_hash, hash"
+)
+
+
+def event_row(event: Event) -> tuple[Any, ...]:
+    """The values of ``EVENT_COLUMNS`` for one chained event (payload as stored JSON)."""
+    return (
+        event.seq, event.ts, event.source_id, event.kind, event.subject_type,
+        event.subject_id, event.actor,
+        json.dumps(event.payload, ensure_ascii=False, sort_keys=True),
+        event.prev_hash, event.hash,
     )
 
 
