@@ -30,7 +30,11 @@ def test_health_needs_no_token(server: ServerProc) -> None:
 def test_missing_token_is_401_with_challenge(server: ServerProc) -> None:
     response = post(server, None)
     assert response.status_code == 401
-    assert response.headers["www-authenticate"] == 'Bearer realm="brainkeep"'
+    # RFC 6750 §3.1: no error code without credentials; the RFC 9728 pointer
+    # (OAuth discovery for MCP clients) is the only addition.
+    assert response.headers["www-authenticate"] == (
+        f'Bearer realm="brainkeep", resource_metadata="{server.base}'
+        '/.well-known/oauth-protected-resource/mcp"')
     body = response.json()
     assert body["error"]["data"]["reason"] == "missing"
     assert "brainkeep token create" in body["error"]["data"]["suggestion"]

@@ -18,8 +18,11 @@ from brainkeep.cli import (
     verify_cmd,
 )
 from brainkeep.cli.app import BrainkeepGroup, CliContext
+from brainkeep.cli.connect_cmd import connect as connect_cmd
 from brainkeep.cli.grant_cmds import delegation as delegation_group
 from brainkeep.cli.grant_cmds import share as share_group
+from brainkeep.cli.oauth_cmds import admin as admin_group
+from brainkeep.cli.oauth_cmds import oauth as oauth_group
 from brainkeep.cli.token_cmds import token as token_group
 from brainkeep.core.mnemo import validation
 
@@ -70,6 +73,9 @@ for command in (
 for command in verb_cmds.verb_commands():
     cli.add_command(command)
 cli.add_command(token_group)
+cli.add_command(oauth_group)
+cli.add_command(connect_cmd)
+cli.add_command(admin_group)
 cli.add_command(share_group)
 cli.add_command(delegation_group)
 cli.add_command(embed_cmd.embed)

@@ -37,6 +37,10 @@ _POLL_S = 0.1
 @click.option("--http", "http", is_flag=True, help="Serve MCP over Streamable HTTP at /mcp.")
 @click.option("--port", default=3131, show_default=True, help="HTTP port.")
 @click.option("--bind", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--public-url", help="HTTP: the URL clients reach (tunnel or proxy); the OAuth "
+              "issuer and resource are derived from it (default: the loopback address).")
+@click.option("--allow-registration", is_flag=True,
+              help="HTTP: allow OAuth dynamic client registration (RFC 7591).")
 @click.option("--grpc", "grpc_", is_flag=True, help="Serve the Mnemo gRPC API.")
 @click.option("--grpc-port", default=50051, show_default=True, help="gRPC port (0: any free).")
 @click.option(
@@ -59,6 +63,8 @@ def serve(
     http: bool,
     port: int,
     bind: str,
+    public_url: str | None,
+    allow_registration: bool,
     grpc_: bool,
     grpc_port: int,
     org_id: str | None,
@@ -89,7 +95,8 @@ def serve(
         if http:
             from brainkeep.mcp.http import run_http_server
 
-            run_http_server(brain, settings, surface=surface, bind=bind, port=port, stop=stop)
+            run_http_server(brain, settings, surface=surface, bind=bind, port=port, stop=stop,
+                            public_url=public_url, allow_registration=allow_registration)
         elif grpc_:
             while not stop.wait(_POLL_S):
                 pass

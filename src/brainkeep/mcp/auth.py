@@ -97,12 +97,17 @@ def caller_from_request(request: Any) -> Caller:
     return caller if isinstance(caller, Caller) else UNAUTHENTICATED
 
 
-def challenge(reason: str) -> tuple[str, str, str]:
-    """(message, suggestion, ``WWW-Authenticate`` value) for a refused token (RFC 6750)."""
+def challenge(reason: str, resource_metadata: str | None = None) -> tuple[str, str, str]:
+    """(message, suggestion, ``WWW-Authenticate`` value) for a refused token (RFC 6750).
+
+    With OAuth on, ``resource_metadata`` (RFC 9728 §5.1) tells an MCP client
+    where discovery starts.
+    """
     message, suggestion = _MESSAGES.get(reason, _MESSAGES["invalid"])
+    extra = f', resource_metadata="{resource_metadata}"' if resource_metadata else ""
     if reason == "missing":
         # No credentials at all: RFC 6750 §3.1 says omit the error code.
-        return message, suggestion, f'Bearer realm="{REALM}"'
+        return message, suggestion, f'Bearer realm="{REALM}"{extra}'
     return message, suggestion, (
-        f'Bearer realm="{REALM}", error="invalid_token", error_description="{message}"'
+        f'Bearer realm="{REALM}", error="invalid_token", error_description="{message}"{extra}'
     )

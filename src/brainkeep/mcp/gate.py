@@ -5,7 +5,8 @@ Order (cheapest refusal first, and nothing is buffered for a stranger):
 0. GET (a standalone SSE stream; useless when stateless) → 405
 1. per-IP rate limit                         → 429 + Retry-After
 2. declared ``Content-Length`` over the cap  → 413
-3. bearer token (missing/invalid/expired/revoked) → 401 + WWW-Authenticate
+3. bearer token or OAuth access token (missing/invalid/expired/revoked)
+                                             → 401 + WWW-Authenticate
 4. per-token rate limit                      → 429 + Retry-After
 5. read the body up to the cap               → 413
 6. hand over to the SDK under a deadline     → 504 when it passes
@@ -27,7 +28,8 @@ from typing import Any
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from brainkeep.core.tokens import TokenService
+from brainkeep.core.oauth.service import OAuthService, is_oauth_secret
+from brainkeep.core.tokens import TokenCheck, TokenService
 from brainkeep.mcp.auth import (
     CALLER_SCOPE_KEY,
     bearer_secret,
@@ -142,6 +144,16 @@ def _declared_length(scope: Scope) -> int | None:
     return None
 
 
+@dataclass(frozen=True)
+class OAuthCheck:
+    """OAuth access tokens at the gate: verified for this resource (the audience),
+    and where a refused client finds the protected-resource metadata (RFC 9728)."""
+
+    service: OAuthService
+    resource: str
+    resource_metadata: str
+
+
 class McpGate:
     """Auth, limits and a deadline around the SDK's ASGI app (see module doc)."""
 
@@ -153,9 +165,11 @@ class McpGate:
         ip_limiter: RateLimiter,
         token_limiter: RateLimiter,
         limits: GateLimits,
+        oauth: OAuthCheck | None = None,
     ) -> None:
         self.app = app
         self.tokens = tokens
+        self.oauth = oauth
         self.ip_limiter = ip_limiter
         self.token_limiter = token_limiter
         self.limits = limits
@@ -215,10 +229,11 @@ class McpGate:
             await self._too_large(send)
             return None
 
-        check = self.tokens.verify(bearer_secret(scope.get("headers", ())))
+        check = self._verify(bearer_secret(scope.get("headers", ())))
         if check.token is None:
             reason = check.reason or "invalid"
-            message, suggestion, www = challenge(reason)
+            message, suggestion, www = challenge(
+                reason, self.oauth.resource_metadata if self.oauth else None)
             # Only the reason is logged: never the presented secret.
             log.info("refused HTTP request from %s: %s token", ip, reason)
             await send_json(
@@ -245,6 +260,14 @@ class McpGate:
         scope[CALLER_SCOPE_KEY] = caller_for_token(check.token)
         scope["user"] = sdk_user_for(check.token)
         return body
+
+    def _verify(self, secret: str | None) -> TokenCheck:
+        """A bearer token, or an OAuth access token mapped to the same principal
+        (core/oauth/service.principal_of), so both meet the same caller, scope
+        checks, rate limits and usage log below."""
+        if self.oauth is not None and is_oauth_secret(secret):
+            return self.oauth.service.verify_access(secret, self.oauth.resource)
+        return self.tokens.verify(secret)
 
     async def _forward(
         self, scope: Scope, receive: Receive, send: Send, body: bytes, started: list[bool]

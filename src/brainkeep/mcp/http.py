@@ -1,4 +1,7 @@
-"""MCP over Streamable HTTP: ``/mcp`` (bearer tokens) and ``GET /health``.
+"""MCP over Streamable HTTP: ``/mcp`` (bearer tokens, OAuth 2.1) and ``GET /health``.
+
+OAuth (mcp/oauth_routes.py) is on whenever an issuer URL is known: the
+``--public-url`` a tunnel or proxy exposes, else the loopback address served.
 
 The official SDK serves the protocol with JSON responses. Clients that
 ``initialize`` get an SDK session (cheaper per call); every other request, and
@@ -19,6 +22,7 @@ import socket
 import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import uvicorn
@@ -33,11 +37,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from brainkeep import __version__
 from brainkeep.brain import Brain
 from brainkeep.config import Settings
+from brainkeep.core.oauth.service import OAuthService
 from brainkeep.core.tokens import TokenService
 from brainkeep.errors import BrainkeepError, InvalidInput
 from brainkeep.mcp.auth import caller_from_request
-from brainkeep.mcp.gate import GateLimits, McpGate
+from brainkeep.mcp.gate import GateLimits, McpGate, OAuthCheck
 from brainkeep.mcp.limits import RateLimiter
+from brainkeep.mcp.oauth_provider import BrainkeepOAuthProvider
+from brainkeep.mcp.oauth_routes import oauth_routes
 from brainkeep.mcp.routing import SessionRouter
 from brainkeep.mcp.server import build_server
 from brainkeep.netaddr import is_loopback
@@ -55,13 +62,15 @@ SHUTDOWN_GRACE_S = 10
 MAX_CONCURRENT_CONNECTIONS = 512
 
 
-def check_bind_allowed(bind: str, tokens: TokenService) -> None:
+def check_bind_allowed(bind: str, tokens: TokenService, oauth_clients: int = 0) -> None:
     """Refuse to expose the brain beyond this machine with no way to authenticate.
 
+    ``oauth_clients``: live OAuth clients when OAuth is on (each can authenticate).
+
     Raises:
-        InvalidInput: ``bind`` is not loopback and no usable token exists.
+        InvalidInput: ``bind`` is not loopback and no usable token or OAuth client exists.
     """
-    if is_loopback(bind) or tokens.has_usable_tokens():
+    if is_loopback(bind) or tokens.has_usable_tokens() or oauth_clients > 0:
         return
     raise InvalidInput(
         f"Refusing to serve on {bind}: it is reachable from other machines and no "
@@ -100,8 +109,29 @@ def limits_from(settings: Settings) -> tuple[GateLimits, int, int]:
     )
 
 
-def build_http_app(brain: Brain, settings: Settings, *, surface: str, bind: str) -> McpFront:
-    """The ASGI app: ``/mcp`` behind the gate, ``/health`` open."""
+async def health(_request: Request) -> JSONResponse:
+    return JSONResponse({"status": "ok", "version": __version__})
+
+
+@dataclass(frozen=True)
+class OAuthOptions:
+    """OAuth on `serve --http`: the issuer (also the resource's origin) and DCR."""
+
+    issuer: str
+    allow_registration: bool = False
+
+    @property
+    def resource(self) -> str:
+        return f"{self.issuer.rstrip('/')}{MCP_PATH}"
+
+    @property
+    def resource_metadata(self) -> str:
+        return f"{self.issuer.rstrip('/')}/.well-known/oauth-protected-resource{MCP_PATH}"
+
+
+def build_http_app(brain: Brain, settings: Settings, *, surface: str, bind: str,
+                   oauth: OAuthOptions | None = None) -> McpFront:
+    """The ASGI app: ``/mcp`` behind the gate, ``/health`` open, OAuth routes if on."""
     dispatcher = open_dispatcher(brain, surface)
     server = build_server(dispatcher, lambda ctx: caller_from_request(ctx.request))
     limits, token_rate, ip_rate = limits_from(settings)
@@ -120,23 +150,31 @@ def build_http_app(brain: Brain, settings: Settings, *, surface: str, bind: str)
         **common,
     )
     stateless = StreamableHTTPSessionManager(app=server, stateless=True, **common)
+    tokens = TokenService(brain.store, brain.clock)
+    routes = [Route("/health", health, methods=["GET"])]
+    check = None
+    if oauth is not None:
+        service = OAuthService(brain.store, brain.clock)
+        provider = BrainkeepOAuthProvider(service, oauth.issuer)
+        routes += oauth_routes(provider, service, tokens, issuer=oauth.issuer,
+                               resource=oauth.resource,
+                               allow_registration=oauth.allow_registration)
+        check = OAuthCheck(service, oauth.resource, oauth.resource_metadata)
     gate = McpGate(
         SessionRouter(StreamableHTTPASGIApp(sessions), StreamableHTTPASGIApp(stateless)),
-        tokens=TokenService(brain.store, brain.clock),
+        tokens=tokens,
         ip_limiter=RateLimiter(ip_rate),
         token_limiter=RateLimiter(token_rate),
         limits=limits,
+        oauth=check,
     )
-
-    async def health(_request: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok", "version": __version__})
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         async with sessions.run(), stateless.run():
             yield
 
-    rest = Starlette(routes=[Route("/health", health, methods=["GET"])], lifespan=lifespan)
+    rest = Starlette(routes=routes, lifespan=lifespan)
     return McpFront(gate, rest)
 
 
@@ -208,7 +246,8 @@ class _Server(uvicorn.Server):
 
 def run_http_server(
     brain: Brain, settings: Settings, *, surface: str, bind: str, port: int,
-    stop: threading.Event | None = None,
+    stop: threading.Event | None = None, public_url: str | None = None,
+    allow_registration: bool = False,
 ) -> None:
     """Serve MCP over HTTP until SIGINT/SIGTERM (or ``stop``), then finish in-flight requests.
 
@@ -218,17 +257,27 @@ def run_http_server(
     """
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     tokens = TokenService(brain.store, brain.clock)
-    check_bind_allowed(bind, tokens)
-    app = build_http_app(brain, settings, surface=surface, bind=bind)
+    clients = len(OAuthService(brain.store, brain.clock).list_clients()) if public_url else 0
+    check_bind_allowed(bind, tokens, clients)
     sock = _listen(bind, port)
     actual_port = sock.getsockname()[1]
     host = f"[{bind.strip('[]')}]" if ":" in bind.strip("[]") else bind
+    issuer = public_url.rstrip("/") if public_url else (
+        f"http://{host}:{actual_port}" if is_loopback(bind) else None)
+    oauth = None if issuer is None else OAuthOptions(issuer, allow_registration)
+    app = build_http_app(brain, settings, surface=surface, bind=bind, oauth=oauth)
     print(
         f"brainkeep: MCP over HTTP at http://{host}:{actual_port}{MCP_PATH} "
         f"(surface={surface}; health at /health)",
         file=sys.stderr,
         flush=True,
     )
+    if oauth is not None:
+        print(f"brainkeep: OAuth issuer {oauth.issuer} (registration "
+              f"{'on' if allow_registration else 'off'})", file=sys.stderr, flush=True)
+    else:
+        print("brainkeep: OAuth off: pass --public-url with the URL clients reach.",
+              file=sys.stderr, flush=True)
     if not tokens.has_usable_tokens():
         print(
             "brainkeep: no usable token yet; every /mcp request will get 401. Create one with "

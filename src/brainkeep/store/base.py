@@ -17,6 +17,7 @@ from brainkeep.store.repos.cursors import CursorRepository
 from brainkeep.store.repos.embeddings import EmbeddingRepository
 from brainkeep.store.repos.events import EventLog
 from brainkeep.store.repos.memories import MemoryRepository
+from brainkeep.store.repos.oauth import OAuthRepository
 from brainkeep.store.repos.pages import PageRepository
 from brainkeep.store.repos.sharing import SharingRepository
 from brainkeep.store.repos.tokens import TokenRepository
@@ -24,7 +25,7 @@ from brainkeep.store.repos.tokens import TokenRepository
 
 class Store(
     PageRepository, MemoryRepository, EventLog, SharingRepository, CursorRepository,
-    TokenRepository, EmbeddingRepository, Protocol,
+    TokenRepository, OAuthRepository, EmbeddingRepository, Protocol,
 ):
     """What domain services need from persistence.
 

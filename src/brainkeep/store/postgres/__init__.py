@@ -31,6 +31,7 @@ from brainkeep.store.postgres.events import EventsMixin
 from brainkeep.store.postgres.integrity import IntegrityMixin
 from brainkeep.store.postgres.memories import MemoriesMixin
 from brainkeep.store.postgres.mnemo import MnemoMixin
+from brainkeep.store.postgres.oauth import OAuthMixin
 from brainkeep.store.postgres.pages import PagesMixin
 from brainkeep.store.postgres.pending import NotPorted, sqlite_methods
 from brainkeep.store.postgres.tokens import TokensMixin
@@ -39,7 +40,7 @@ from brainkeep.store.postgres.vectors import VectorsMixin
 
 class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, TokensMixin,
                     MnemoMixin, CheckpointsMixin, EventsMixin, AuditScansMixin,
-                    IntegrityMixin, VectorsMixin):
+                    IntegrityMixin, VectorsMixin, OAuthMixin):
     """A brain in one PostgreSQL database, shared by any number of processes."""
 
     engine_name = "postgres"

@@ -20,6 +20,7 @@ from brainkeep.store.sqlite.events import EventsMixin
 from brainkeep.store.sqlite.integrity import IntegrityMixin
 from brainkeep.store.sqlite.memories import MemoriesMixin
 from brainkeep.store.sqlite.mnemo import MnemoMixin
+from brainkeep.store.sqlite.oauth import OAuthMixin
 from brainkeep.store.sqlite.pages import PagesMixin
 from brainkeep.store.sqlite.search_index import SQLiteSearchIndex
 from brainkeep.store.sqlite.tokens import TokensMixin
@@ -28,7 +29,7 @@ from brainkeep.store.sqlite.vectors import VectorsMixin
 
 class SQLiteStore(
     PagesMixin, MemoriesMixin, EventsMixin, CursorsMixin, ChangesMixin, TokensMixin, MnemoMixin,
-    CheckpointsMixin, AuditScansMixin, IntegrityMixin, VectorsMixin,
+    CheckpointsMixin, AuditScansMixin, IntegrityMixin, VectorsMixin, OAuthMixin,
 ):
     """A brain in one SQLite file (WAL mode)."""
 
