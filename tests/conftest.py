@@ -13,6 +13,7 @@ from click.testing import CliRunner, Result
 
 from brainkeep.brain import Brain, open_brain
 from brainkeep.config import load_settings
+from tests.brain_engines import engine_home
 
 RunCli = Callable[..., Result]
 
@@ -25,14 +26,25 @@ def _no_ambient_brain(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    """An empty brain home folder."""
-    return tmp_path / "brain"
+def brain_engine() -> str:
+    """The engine of the ``home``/``brain`` fixtures: SQLite here.
+
+    A folder whose tests must hold on both engines overrides it with
+    ``@pytest.fixture(params=ENGINES)`` (tests/brain_engines.py).
+    """
+    return "sqlite"
+
+
+@pytest.fixture
+def home(tmp_path: Path, brain_engine: str) -> Iterator[Path]:
+    """An empty brain home folder (on PostgreSQL: its config names a fresh database)."""
+    with engine_home(tmp_path / "brain", brain_engine) as path:
+        yield path
 
 
 @pytest.fixture
 def brain(home: Path) -> Iterator[Brain]:
-    """A migrated brain (one SQLite file) under ``home``, closed after the test."""
+    """A migrated brain (a SQLite file, or the home's database) under ``home``, closed after."""
     opened = open_brain(load_settings(home, env={}))
     try:
         yield opened

@@ -18,6 +18,7 @@ from click.testing import CliRunner, Result
 
 from brainkeep.cli.main import cli
 from brainkeep.ops.response_schemas import VERB_NAMES
+from tests.brain_engines import engine_home
 
 from .servers import free_port, http_server
 
@@ -27,11 +28,12 @@ def invoke(home: Path, *args: str) -> Result:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    brain = tmp_path / "brain"
-    result = invoke(brain, "init")
-    assert result.exit_code == 0, result.output
-    return brain
+def home(tmp_path: Path, brain_engine: str) -> Iterator[Path]:
+    # On postgres the config names a fresh database before `init` (conftest.py).
+    with engine_home(tmp_path / "brain", brain_engine) as brain:
+        result = invoke(brain, "init")
+        assert result.exit_code == 0, result.output
+        yield brain
 
 
 def test_self_certification_passes_and_is_recorded(home: Path) -> None:
@@ -67,6 +69,12 @@ def test_self_certification_passes_and_is_recorded(home: Path) -> None:
     assert doctor.exit_code == 0, doctor.output
     usage = json.loads(doctor.output)["memory_verbs_usage"]
     assert usage["ok"] is True and "44 verb calls in 30d" in usage["message"]
+
+
+def test_the_home_is_on_the_engine_under_test(home: Path, brain_engine: str) -> None:
+    described = invoke(home, "doctor", "--json")
+    assert described.exit_code == 0, described.output
+    assert json.loads(described.output)["engine"] == brain_engine
 
 
 def test_self_certification_needs_a_brain(tmp_path: Path) -> None:

@@ -1,4 +1,8 @@
-"""A real Mnemo gRPC server on a free port, over a real SQLite brain in tmp_path.
+"""A real Mnemo gRPC server on a free port, over a real brain in tmp_path.
+
+Every brain test here runs on both engines (``test_x[sqlite]``,
+``test_x[postgres]``): the brain is a SQLite file or a fresh PostgreSQL
+database named by the home's config (tests/brain_engines.py).
 
 Clients use the stubs generated from the proto; nothing in grpc is mocked.
 ``clock`` lets a test move time (TTL expiry, ``as_of``) without sleeping.
@@ -6,7 +10,6 @@ Clients use the stubs generated from the proto; nothing in grpc is mocked.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,12 +18,12 @@ from typing import Any
 import grpc
 import pytest
 
-from brainkeep.brain import Brain
-from brainkeep.config import Settings
+from brainkeep.brain import Brain, open_store
+from brainkeep.config import load_settings
 from brainkeep.core.clock import Clock
 from brainkeep.grpc.generated import mnemo_pb2_grpc as pb_grpc
 from brainkeep.grpc.server import GrpcServerHandle, start_grpc_server
-from brainkeep.store import SQLiteStore
+from tests.brain_engines import ENGINES, RawDatabase, engine_home
 
 
 class MovableClock(Clock):
@@ -39,14 +42,25 @@ def clock() -> MovableClock:
     return MovableClock()
 
 
+@pytest.fixture(params=ENGINES)
+def brain_engine(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @pytest.fixture
-def make_brain(tmp_path: Path, clock: MovableClock) -> Iterator[Any]:
+def grpc_home(tmp_path: Path, brain_engine: str) -> Iterator[Path]:
+    """The home every brain of the test opens (one file or one database)."""
+    with engine_home(tmp_path / "home", brain_engine) as home:
+        yield home
+
+
+@pytest.fixture
+def make_brain(grpc_home: Path, clock: MovableClock) -> Iterator[Any]:
     brains: list[Brain] = []
 
     def make(**extra: Any) -> Brain:
-        settings = Settings(home=tmp_path / "home")
-        brain = Brain(settings=settings, store=SQLiteStore(settings.db_path), clock=clock,
-                      **extra)
+        settings = load_settings(grpc_home, env={})
+        brain = Brain(settings=settings, store=open_store(settings), clock=clock, **extra)
         brains.append(brain)
         return brain
 
@@ -80,8 +94,8 @@ def stub(channel: grpc.Channel) -> pb_grpc.MnemoServiceStub:
 
 
 @pytest.fixture
-def db(brain: Brain) -> Iterator[sqlite3.Connection]:
-    """A raw connection to the brain file: for edits 'behind the server's back'."""
-    conn = sqlite3.connect(brain.settings.db_path, isolation_level=None)
+def db(brain: Brain) -> Iterator[RawDatabase]:
+    """A raw connection to the brain: for edits 'behind the server's back' (``?`` params)."""
+    conn = RawDatabase(brain.settings.home)
     yield conn
     conn.close()

@@ -13,7 +13,7 @@ import grpc
 import pytest
 
 from brainkeep.brain import Brain, open_brain
-from brainkeep.config import Settings
+from brainkeep.config import load_settings
 from brainkeep.errors import InvalidInput
 from brainkeep.grpc.generated import mnemo_pb2 as pb
 from brainkeep.grpc.generated import mnemo_pb2_grpc as pb_grpc
@@ -21,10 +21,9 @@ from brainkeep.grpc.server import check_grpc_auth, start_grpc_server
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    home = tmp_path / "brain"
-    open_brain(Settings(home=home)).close()
-    return home
+def home(grpc_home: Path) -> Path:
+    open_brain(load_settings(grpc_home, env={})).close()
+    return grpc_home
 
 
 def serve(home: Path, token: str | None, *args: str) -> subprocess.Popen[str]:
@@ -120,8 +119,8 @@ def test_the_rule_itself() -> None:
         assert refused.value.field == "bind"
 
 
-def test_start_grpc_server_refuses_an_open_public_bind(tmp_path: Path) -> None:
-    brain: Brain = open_brain(Settings(home=tmp_path / "brain"))
+def test_start_grpc_server_refuses_an_open_public_bind(grpc_home: Path) -> None:
+    brain: Brain = open_brain(load_settings(grpc_home, env={}))
     try:
         with pytest.raises(InvalidInput):
             start_grpc_server(brain, bind="0.0.0.0", port=0, token="")

@@ -18,7 +18,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from brainkeep import __version__
 from brainkeep.brain import Brain, open_brain
-from brainkeep.config import Settings
+from brainkeep.config import load_settings
 from brainkeep.errors import (
     BrainkeepError,
     InvalidInput,
@@ -131,9 +131,9 @@ def test_packaged_proto_is_the_stripped_seed() -> None:
     assert codegen.strip_header(packaged) == packaged
 
 
-def test_serve_grpc_subprocess_starts_answers_and_exits_cleanly(tmp_path: Path) -> None:
-    home = tmp_path / "brain"
-    open_brain(Settings(home=home)).close()
+def test_serve_grpc_subprocess_starts_answers_and_exits_cleanly(grpc_home: Path) -> None:
+    home = grpc_home
+    open_brain(load_settings(home, env={})).close()
     env = {**os.environ, "BRAINKEEP_HOME": str(home)}
     env.pop("BRAINKEEP_GRPC_TOKEN", None)
     proc = subprocess.Popen(
@@ -168,7 +168,7 @@ def test_serve_grpc_subprocess_starts_answers_and_exits_cleanly(tmp_path: Path) 
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()  # else a ResourceWarning (the suite runs with them as errors)
-    brain = open_brain(Settings(home=home))
+    brain = open_brain(load_settings(home, env={}))
     try:
         assert brain.store.counts()["memories"] == 1
     finally:

@@ -7,6 +7,7 @@ import pytest
 
 from brainkeep.brain import Brain
 from brainkeep.grpc.generated import mnemo_pb2 as pb
+from tests.brain_engines import RawDatabase
 from tests.grpc.support import assert_brain_valid, recall_ids, remember, rpc_error
 
 
@@ -97,15 +98,15 @@ def test_delegated_delete_permission(stub) -> None:
         mid]
 
 
-def test_max_depth_is_enforced(stub, brain: Brain) -> None:
+def test_max_depth_is_enforced(stub, brain: Brain, db: RawDatabase) -> None:
     mid = remember(stub, "depth test", scope="shared")
     stub.Delegate(pb.DelegateRequest(delegator_id="alice", delegate_id="bob",
                                      permission="read", max_depth=2))
     hop2 = stub.Delegate(pb.DelegateRequest(delegator_id="bob", delegate_id="carol",
                                             permission="read", memory_ids=[mid]))
     assert recall_ids(stub, "depth", agent_id="carol") == [mid]
-    row = brain.store.db.one("SELECT depth, max_depth, owner FROM mnemo_delegations WHERE id = ?",
-                             (hop2.delegation_id,))
+    row = db.execute("SELECT depth, max_depth, owner FROM mnemo_delegations WHERE id = ?",
+                     (hop2.delegation_id,)).fetchone()
     assert tuple(row) == (2, 2, "alice")
     error = rpc_error(stub.Delegate, pb.DelegateRequest(
         delegator_id="carol", delegate_id="dave", permission="read", memory_ids=[mid]))

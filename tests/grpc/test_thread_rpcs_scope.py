@@ -9,17 +9,17 @@ only the visible ones; "all agents" means the whole no-org tenant.
 from __future__ import annotations
 
 import json
-import sqlite3
 
 from brainkeep.brain import Brain
 from brainkeep.grpc.generated import mnemo_pb2 as pb
+from tests.brain_engines import RawDatabase
 from tests.grpc.support import remember
 
 HIDDEN = "(a record outside this reader's scope)"
 T = {"thread_id": "t1", "agent_id": "alice"}
 
 
-def _quarantine(db: sqlite3.Connection, uuid: str) -> None:
+def _quarantine(db: RawDatabase, uuid: str) -> None:
     # No RPC quarantines (an ingestion filter would): set the column, as its write would.
     db.execute("UPDATE memories SET quarantined = 1 WHERE uuid = ?", (uuid,))
 

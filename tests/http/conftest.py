@@ -3,6 +3,8 @@
 Servers start once per session (each start costs ~2 s of imports): one on the
 full surface and one on the verbs surface over the same brain, plus a
 separate brain with tight limits. Every server must exit 0 on SIGTERM.
+``pg_served``/``pg_server`` are the same seeded brain and full-surface server
+on PostgreSQL, for the tests that must hold on both engines (conformance).
 """
 
 from __future__ import annotations
@@ -63,7 +65,17 @@ def _seed_private(home: Path) -> None:
 
 @pytest.fixture(scope="session")
 def served(tmp_path_factory: pytest.TempPathFactory) -> ServedBrain:
-    home = make_home(tmp_path_factory.mktemp("http-brain") / "home", OPEN_LIMITS)
+    return _served_brain(tmp_path_factory, "sqlite")
+
+
+@pytest.fixture(scope="session")
+def pg_served(tmp_path_factory: pytest.TempPathFactory) -> ServedBrain:
+    return _served_brain(tmp_path_factory, "postgres")
+
+
+def _served_brain(tmp_path_factory: pytest.TempPathFactory, engine: str) -> ServedBrain:
+    home = make_home(tmp_path_factory.mktemp(f"http-brain-{engine}") / "home", OPEN_LIMITS,
+                     engine)
     tokens = {
         "admin": create_token(home, "admin-agent", "admin"),
         "rw": create_token(home, "rw-agent", "read,write"),
@@ -91,6 +103,12 @@ def _serve(home: Path, *args: str) -> Iterator[ServerProc]:
 def server(served: ServedBrain) -> Iterator[ServerProc]:
     """The full surface (the default)."""
     yield from _serve(served.home)
+
+
+@pytest.fixture(scope="session")
+def pg_server(pg_served: ServedBrain) -> Iterator[ServerProc]:
+    """The full surface over the PostgreSQL brain."""
+    yield from _serve(pg_served.home)
 
 
 @pytest.fixture(scope="session")

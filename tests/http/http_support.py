@@ -31,6 +31,7 @@ from brainkeep.core.context import LOCAL
 from brainkeep.core.tokens import TokenService
 from brainkeep.ops.dispatch import Dispatcher
 from brainkeep.ops.registry import build_catalog
+from tests.brain_engines import database_values
 
 BANNER = re.compile(r"MCP over HTTP at (http://\S+/mcp)")
 START_TIMEOUT_S = 30.0
@@ -42,12 +43,12 @@ OPEN_LIMITS = {
 }
 
 
-def make_home(path: Path, config: dict[str, Any] | None = None) -> Path:
-    """A fresh brain home with ``config`` written to its config file."""
+def make_home(path: Path, config: dict[str, Any] | None = None, engine: str = "sqlite") -> Path:
+    """A fresh brain home on ``engine`` with ``config`` written to its config file."""
     path.mkdir(parents=True, exist_ok=True)
     settings = load_settings(path, env={})
-    write_values(settings, dict(config or {}))
-    open_brain(settings).close()  # creates and migrates the database
+    write_values(settings, {**database_values(engine), **(config or {})})
+    open_brain(load_settings(path, env={})).close()  # creates and migrates the database
     return path
 
 

@@ -1,4 +1,7 @@
-"""Fixtures for verb tests: a real brain on disk, called through the dispatcher."""
+"""Fixtures for verb tests: a real brain (SQLite file or PostgreSQL database), via the dispatcher.
+
+Every brain test here runs on both engines: ``test_x[sqlite]``, ``test_x[postgres]``.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from brainkeep.core.context import LOCAL, STDIO, Caller
 from brainkeep.ops.dispatch import Dispatcher
 from brainkeep.ops.registry import build_catalog
 from brainkeep.ops.usage import UsageLog
+from tests.brain_engines import ENGINES, engine_home
 
 
 @dataclass
@@ -65,10 +69,22 @@ class VerbHarness:
         return self.ok(op, LOCAL, **params)
 
 
+@pytest.fixture(params=ENGINES)
+def brain_engine(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @pytest.fixture
-def harness(tmp_path: Path) -> Iterator[VerbHarness]:
+def verb_home(tmp_path: Path, brain_engine: str) -> Iterator[Path]:
+    """The home of the test's brain, on the engine under test."""
+    with engine_home(tmp_path / "home", brain_engine) as home:
+        yield home
+
+
+@pytest.fixture
+def harness(verb_home: Path) -> Iterator[VerbHarness]:
     time = FakeTime()
-    settings = load_settings(tmp_path / "home", env={})
+    settings = load_settings(verb_home, env={})
     brain = open_brain(settings, clock=Clock(time))
     dispatcher = Dispatcher(
         build_catalog(), brain, surface="full", usage=UsageLog(settings.usage_path)

@@ -63,8 +63,8 @@ def _harness(home: Path, time: FakeTime, clock: Clock) -> VerbHarness:
 
 
 @pytest.fixture
-def pair(tmp_path: Path) -> Iterator[Pair]:
-    home = tmp_path / "home"
+def pair(verb_home: Path) -> Iterator[Pair]:
+    home = verb_home
     time = FakeTime()
     reader = _harness(home, time, Clock(time))
     writer_time = SkewedTime(time)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from brainkeep.core.context import STDIO
 from brainkeep.ops.catalog import Catalog, Operation
 from brainkeep.ops.dispatch import Dispatcher
 from brainkeep.ops.registry import VERB_NAMES, build_catalog
+from tests.brain_engines import RawDatabase
 
 from .conftest import VerbHarness
 
@@ -85,9 +88,18 @@ def test_uncaught_failure_becomes_internal(harness: VerbHarness) -> None:
     assert outcome.payload["protocol_version"] == 1
 
 
-def test_store_failure_is_internal_with_envelope(harness: VerbHarness) -> None:
-    harness.brain.store.close()
-    harness.brain.store.db.path = "/nonexistent-dir/for/sure/brain.db"
+def test_store_failure_is_internal_with_envelope(
+    harness: VerbHarness, brain_engine: str, verb_home: Path
+) -> None:
+    if brain_engine == "sqlite":
+        harness.brain.store.close()
+        harness.brain.store.db.path = "/nonexistent-dir/for/sure/brain.db"
+    else:
+        # A closed pool or a server that is down is the retryable `unavailable`
+        # there; a schema broken behind the brain's back is a plain store failure.
+        raw = RawDatabase(verb_home)
+        raw.execute("DROP TABLE memories CASCADE")
+        raw.close()
     payload = harness.err("recall", entity="x")
     assert payload["error"] == "internal"
     assert payload["protocol_version"] == 1
