@@ -73,6 +73,19 @@ class PageRanking:
             half the pages has an idf (and so a BM25) near zero and then adds
             nothing, where rank or best-normalised scores would give every
             such page a top-rank term.
+        normalise: Convex fusion's per-list normalisation: ``best`` (score /
+            best) or ``minmax`` ((score - worst) / (best - worst), where
+            worst is the list's last score when the list was cut at its
+            limit, so whatever it left out scores at most that, and 0 when
+            it holds every match).
+        cutoff: Results whose fused score is below ``cutoff`` x the best
+            are dropped (0: none), but never below ``cutoff_keep`` results.
+        feedback_docs, feedback_terms, feedback_weight: Pseudo-relevance
+            feedback (``core/feedback.py``): the ``feedback_terms`` most
+            weighty words of the best ``feedback_docs`` first-pass pages form
+            one more BM25 list with weight ``feedback_weight`` (0 docs: off).
+        vector_query: What the vector arm embeds: ``raw`` (the query as
+            asked) or ``terms`` (its content terms, stop words dropped).
     """
 
     # Defaults measured on LoCoMo-dev and bench/data/retrieval_eval.json
@@ -80,18 +93,29 @@ class PageRanking:
     # beat RRF (k = 60, every list weight 1) on both.
     method: str = "convex"
     k: float = DEFAULT_K
-    keyword_weight: float = 0.3
-    vector_weight: float = 0.7
+    keyword_weight: float = 0.5
+    vector_weight: float = 0.5
     title_weight: float = 0.3
     exact_name_boost: float = 1.0
     title_phrase_boost: bool = True
     min_cosine: float = -1.0
     per_page: int = CHUNKS_PER_PAGE
     title_saturation: float = 1.0
+    normalise: str = "minmax"
+    cutoff: float = 0.4
+    cutoff_keep: int = 7
+    feedback_docs: int = 0
+    feedback_terms: int = 10
+    feedback_weight: float = 0.1
+    vector_query: str = "raw"
 
-    def term(self, rank: int, score: float, best: float, weight: float) -> float:
+    def term(
+        self, rank: int, score: float, best: float, weight: float, worst: float = 0.0
+    ) -> float:
         """One list's contribution for an item at ``rank`` with arm ``score``."""
         if self.method == "convex":
+            if self.normalise == "minmax" and best > worst:
+                return weight * (score - worst) / (best - worst)
             return weight * (score / best if best > 0 else 0.0)
         return rrf(rank, self.k, weight)
 
@@ -121,8 +145,13 @@ class PageFusion:
     page_terms: dict[int, float] = field(default_factory=lambda: defaultdict(float))
     cosines: dict[int, float] = field(default_factory=dict)
 
-    def add_chunks(self, hits: list[ScoredId], *, weight: float = 1.0) -> None:
-        """A best-first list of chunk hits; extra chunks of one page are skipped."""
+    def add_chunks(
+        self, hits: list[ScoredId], *, weight: float = 1.0, complete: bool = True
+    ) -> None:
+        """A best-first list of chunk hits; extra chunks of one page are skipped.
+
+        ``complete``: the list holds every match (else it was cut at a limit).
+        """
         seen: dict[int, int] = defaultdict(int)
         kept: list[ScoredId] = []
         for hit in hits:
@@ -132,17 +161,18 @@ class PageFusion:
             kept.append(hit)
             self.chunk_page[hit.id] = hit.page_id
         best = max((h.score for h in kept), default=0.0)
+        worst = 0.0 if complete else min((h.score for h in kept), default=0.0)
         for rank, hit in enumerate(kept, start=1):
-            self.chunk_terms[hit.id] += self.ranking.term(rank, hit.score, best, weight)
+            self.chunk_terms[hit.id] += self.ranking.term(rank, hit.score, best, weight, worst)
 
-    def add_keyword(self, hits: list[ScoredId]) -> None:
+    def add_keyword(self, hits: list[ScoredId], *, complete: bool = True) -> None:
         """Chunks by BM25 (positive scores), best first."""
-        self.add_chunks(hits, weight=self.ranking.keyword_weight)
+        self.add_chunks(hits, weight=self.ranking.keyword_weight, complete=complete)
 
-    def add_vector(self, hits: list[ScoredId]) -> None:
+    def add_vector(self, hits: list[ScoredId], *, complete: bool = True) -> None:
         """Chunks by cosine (``score``), best first; remembers each page's best cosine."""
         hits = [h for h in hits if h.score >= self.ranking.min_cosine]
-        self.add_chunks(hits, weight=self.ranking.vector_weight)
+        self.add_chunks(hits, weight=self.ranking.vector_weight, complete=complete)
         for hit in hits:
             if hit.score > self.cosines.get(hit.page_id, -2.0):
                 self.cosines[hit.page_id] = hit.score

@@ -15,7 +15,7 @@ from brainkeep.core.embedding import Embeddings
 from brainkeep.core.fusion import Fusion
 from brainkeep.core.models import Memory
 from brainkeep.core.query import query_terms
-from brainkeep.core.retrieval import CHUNK, MEMORY, FactFilter
+from brainkeep.core.retrieval import CHUNK, MEMORY, FactFilter, ScoredId
 from brainkeep.core.search import (
     DEGRADED_NO_VECTORS,
     DEGRADED_PROVIDER_DOWN,
@@ -83,11 +83,15 @@ class FactSearch:
     min_cosine: float = FACT_MIN_COSINE
     cosine_window: float = FACT_COSINE_WINDOW
     keyword_ratio: float = FACT_KEYWORD_RATIO
+    # "convex" (the default since LoCoMo phase 2: beat RRF on both halves of
+    # bench/retrieval_eval.py, docs/search.md) sums w * score / best per list;
+    # "rrf" sums 1 / (rrf_k + rank).
+    method: str = "convex"
+    convex_weights: tuple[float, float, float] = (0.4, 0.2, 0.4)  # keyword, strict, vector
 
     def search(self, query: str, filt: FactFilter, *, limit: int) -> list[Memory]:
         """Facts passing ``filt`` that match ``query``, best first (at most ``limit``)."""
         pool = max(limit * 3, 30)
-        fusion = Fusion(k=self.rrf_k)
         terms = query_terms(query)
         keyword = self.index.keyword(
             MEMORY, terms.any(row_budget=KEYWORD_ROW_BUDGET), filt, pool
@@ -95,20 +99,28 @@ class FactSearch:
         if keyword:
             floor = keyword[0].score * self.keyword_ratio
             keyword = [s for s in keyword if s.score >= floor]
-        fusion.add("keyword", [s.id for s in keyword])
-        if len(terms.terms) > 1:
-            strict = self.index.keyword(MEMORY, terms.every(), filt, pool)
-            fusion.add("strict", [s.id for s in strict])
+        strict = (self.index.keyword(MEMORY, terms.every(), filt, pool)
+                  if len(terms.terms) > 1 else keyword)
+        vector = self._vector(query, filt, pool)
+        lists = (keyword, strict, vector)
+        if self.method == "convex":
+            scores: dict[int, float] = {}
+            for weight, hits in zip(self.convex_weights, lists, strict=True):
+                top = max((h.score for h in hits), default=0.0)
+                for hit in hits:
+                    if top > 0:
+                        scores[hit.id] = scores.get(hit.id, 0.0) + weight * hit.score / top
         else:
-            fusion.add("strict", [s.id for s in keyword])
-        fusion.add("vector", self._vector(query, filt, pool))
-        scores = fusion.scores()
+            fusion = Fusion(k=self.rrf_k)
+            for name, hits in zip(("keyword", "strict", "vector"), lists, strict=True):
+                fusion.add(name, [h.id for h in hits])
+            scores = fusion.scores()
         best = sorted(scores, key=lambda mid: (scores[mid], mid), reverse=True)[:limit]
         # Only the final facts are read in full (and re-checked against the filters).
         facts = self.store.memories_matching(self.source_id, best, filt)
         return [facts[mid] for mid in best if mid in facts]
 
-    def _vector(self, query: str, filt: FactFilter, pool: int) -> list[int]:
+    def _vector(self, query: str, filt: FactFilter, pool: int) -> list[ScoredId]:
         if self.embeddings is None:
             return []
         only: set[int] | None = None
@@ -128,4 +140,4 @@ class FactSearch:
             hits = [h for h in hits if h.score >= floor]
         # The filter and privacy re-check: vectors are only candidates.
         passing = self.store.fact_ids_passing(self.source_id, [h.id for h in hits], filt)
-        return [h.id for h in hits if h.id in passing]
+        return [h for h in hits if h.id in passing]

@@ -7,8 +7,9 @@ Ranking (docs/search.md has the why and the numbers):
    Each chunk list keeps at most ``CHUNKS_PER_PAGE`` chunks of one page, so a
    long page cannot crowd out the rest.
 2. Fusion (``core.fusion.PageRanking``; default: a convex combination of
-   best-normalised BM25 and cosine, 0.3/0.7, with an idf-saturated title
-   term): a page scores its best chunk plus its title-list term.
+   min-max-normalised BM25 and cosine, 0.5/0.5, with an idf-saturated title
+   term): a page scores its best chunk plus its title-list term. Results
+   below 0.4 x the best fused score are dropped (the first 7 always stay).
 3. Boosts: a query that IS a page's alias or title puts that page first; a
    query that contains a title as a phrase adds one top-rank term.
    Config ``search.mode`` (keyword / vector) leaves arms out.
@@ -33,6 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+from brainkeep.core.feedback import expansion_terms
 from brainkeep.core.fusion import CHUNKS_PER_PAGE, PageFusion, PageRanking, PageScore
 from brainkeep.core.query import PageScope, QueryTerms, query_terms, words_of
 from brainkeep.core.retrieval import CHUNK, PAGE, PageHead, ScoredId
@@ -165,17 +167,22 @@ class SearchService:
         fusion = PageFusion(self.ranking)
         degraded: str | None = DEGRADED_KEYWORD_ONLY
         if self.vector_arm is not None and self.mode != "keyword":
-            vector = self.vector_arm.chunk_hits(
-                query, include_private=include_private, limit=pool * CHUNKS_PER_PAGE
-            )
+            asked = query if self.ranking.vector_query == "raw" else " ".join(profile.terms)
+            wanted = pool * CHUNKS_PER_PAGE
+            vector = self.vector_arm.chunk_hits(asked, include_private=include_private,
+                                                limit=wanted)
             degraded = vector.degraded
-            fusion.add_vector(vector.hits)
+            # Cosine has no natural zero (an unrelated chunk still scores
+            # ~0.1-0.3), so the vector list is always normalised by its worst.
+            fusion.add_vector(vector.hits, complete=False)
         elif self.mode == "keyword":
             degraded = None  # chosen by config, not a degradation
         lexical = self.mode != "vector" or degraded is not None
         titles: list[ScoredId] = []
         if lexical:
-            fusion.add_keyword(self.index.keyword(CHUNK, terms, scope, pool * CHUNKS_PER_PAGE))
+            wanted = pool * CHUNKS_PER_PAGE
+            keyword = self.index.keyword(CHUNK, terms, scope, wanted)
+            fusion.add_keyword(keyword, complete=len(keyword) < wanted)
             titles = self.index.keyword(PAGE, terms, scope, pool)
             fusion.add_pages(titles)
             for page_id in self.store.exact_name_pages(
@@ -183,6 +190,9 @@ class SearchService:
             ):
                 fusion.boost(page_id, self.ranking.exact_name_boost)
         scored = fusion.pages()
+        if lexical and self.ranking.feedback_docs > 0 and scored:
+            self._feedback(fusion, scored, profile, scope, pool)
+            scored = fusion.pages()
         # Only pages that can still make the cut are read: the best by fused
         # score, with room for the title-phrase boost (a title in the query
         # also puts its page high in the title list).
@@ -200,7 +210,38 @@ class SearchService:
             key=lambda h: (scored[h.id].score, h.updated_at, h.slug),
             reverse=True,
         )[:limit]
+        if self.ranking.cutoff > 0 and ranked:
+            # Weak tails (vector neighbours that match nothing in particular)
+            # cost an agent tokens and bury nothing: drop them, keeping a few.
+            keep = self.ranking.cutoff_keep
+            floor = scored[ranked[0].id].score * self.ranking.cutoff
+            ranked = ranked[:keep] + [h for h in ranked[keep:] if scored[h.id].score >= floor]
         return SearchOutcome(self._results(profile, ranked, scored, include_private), degraded)
+
+    def _feedback(
+        self,
+        fusion: PageFusion,
+        scored: dict[int, PageScore],
+        profile: QueryProfile,
+        scope: PageScope,
+        pool: int,
+    ) -> None:
+        """Pseudo-relevance feedback: one more BM25 list from the best first-pass chunks."""
+        top = sorted(scored.values(), key=lambda e: e.score, reverse=True)
+        top = [e for e in top if e.chunk_id is not None][: self.ranking.feedback_docs]
+        views = self.store.chunk_views(
+            self.source_id, [e.chunk_id for e in top if e.chunk_id is not None],
+            include_private=scope.include_private,
+        )
+        docs = [(views[e.chunk_id].text, e.score) for e in top
+                if e.chunk_id is not None and e.chunk_id in views]
+        extra = expansion_terms(docs, profile.terms, self.ranking.feedback_terms)
+        if extra:
+            terms = QueryTerms(extra, row_budget=KEYWORD_ROW_BUDGET)
+            wanted = pool * CHUNKS_PER_PAGE
+            hits = self.index.keyword(CHUNK, terms, scope, wanted)
+            fusion.add_chunks(hits, weight=self.ranking.feedback_weight,
+                              complete=len(hits) < wanted)
 
     def _results(
         self,
