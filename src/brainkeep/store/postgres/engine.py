@@ -14,7 +14,11 @@ How a repository method talks to the database (the same call shape as
   checks one connection out of the pool for this thread, runs ``BEGIN``
   (READ COMMITTED) and takes the brain's write lock; nested blocks are
   savepoints; store methods never commit. Statements outside a
-  transaction run in autocommit on a connection borrowed per statement.
+  transaction run in autocommit on a connection borrowed per statement,
+  or, inside ``with db.session():``, on one connection held for the block.
+- ``with db.read_only(settings):`` runs the block's reads in one read-only
+  snapshot with ``SET LOCAL`` settings that end with it (a savepoint inside
+  an open transaction): e.g. pgvector's HNSW knobs for one search.
 - ``db.stream(sql, params)`` iterates a large result through a server-side
   cursor, for scans that must stay flat in memory (verify, export).
 
@@ -39,16 +43,15 @@ from __future__ import annotations
 
 import itertools
 import logging
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, TypeVar
 
 import psycopg
-from psycopg_pool import ConnectionPool
 
 from brainkeep.errors import Busy, StoreError
+from brainkeep.store.postgres.connections import Connections, ThreadState
 from brainkeep.store.postgres.conninfo import describe_target, scrub
 from brainkeep.store.postgres.driver import Result, Row, is_conflict, row_factory, translate
 from brainkeep.store.postgres.migrator import MigrationReport, run_migrations, schema_version
@@ -71,11 +74,6 @@ LOCK_TIMEOUT_MS = 30_000
 CONNECT_TIMEOUT_S = 3.0
 # Server-side cursor names must be unique per connection (streams may nest).
 _stream_ids = itertools.count(1)
-
-
-class _Local(threading.local):
-    conn: Connection | None = None
-    depth: int = 0
 
 
 class PostgresEngine:
@@ -117,7 +115,6 @@ class PostgresEngine:
         self.connect_timeout_s = connect_timeout_s
         self.lock_timeout_ms = lock_timeout_ms
         self.retry_attempts = max(1, retry_attempts)
-        self._local = _Local()
         self._kwargs: dict[str, Any] = {
             "autocommit": True,  # BEGIN/COMMIT are ours, as on SQLite
             "row_factory": row_factory,
@@ -127,20 +124,9 @@ class PostgresEngine:
         self.migration_report = self.migrate()
         self.vector_available = self.scalar_direct(
             "SELECT 1 FROM pg_extension WHERE extname = 'vector'") is not None
-        self._pool: ConnectionPool[Connection] = ConnectionPool(
-            url,
-            min_size=pool_min,
-            max_size=max(pool_min, pool_max),
-            kwargs=self._kwargs,
-            configure=self._configure,
-            check=ConnectionPool.check_connection,
-            timeout=connect_timeout_s,
-            reconnect_timeout=max(30.0, connect_timeout_s),
-            reconnect_failed=self._reconnect_failed,
-            name=f"brainkeep {self.target}",
-            open=False,
-        )
-        self._pool.open(wait=False)
+        self._conns = Connections(url, self._kwargs, pool_min=pool_min, pool_max=pool_max,
+                                  timeout_s=connect_timeout_s, configure=self._configure,
+                                  name=f"brainkeep {self.target}")
 
     # -- connections -------------------------------------------------------
 
@@ -157,25 +143,50 @@ class PostgresEngine:
 
             register_vector(conn)
 
-    def _reconnect_failed(self, pool: ConnectionPool[Connection]) -> None:
-        # The pool keeps trying on later requests; this only says so, once per outage.
-        log.warning("lost the brain database (%s); reconnecting on the next request",
-                    self.target)
+    @property
+    def _local(self) -> ThreadState:
+        return self._conns.local
+
+    def _borrow(self) -> AbstractContextManager[Connection]:
+        return self._conns.borrow()
+
+    def session(self) -> AbstractContextManager[None]:
+        """``with db.session():`` this thread's statements share one pooled connection.
+
+        For a request running several reads (a search: term counts, the
+        match, the rows): one pool checkout instead of one per statement.
+        Re-entrant; inside a transaction it changes nothing. Statements
+        stay autocommit (each sees the latest commits); a ``transaction()``
+        opened inside uses the held connection.
+        """
+        return self._conns.session()
 
     @contextmanager
-    def _borrow(self) -> Iterator[Connection]:
-        """This thread's transaction connection, or one borrowed from the pool."""
-        if self._local.conn is not None:
-            yield self._local.conn
-            return
-        try:
-            conn = self._pool.getconn(timeout=self.connect_timeout_s)
-        except psycopg.Error as exc:
-            raise translate(exc, self.url) from exc
-        try:
-            yield conn
-        finally:
-            self._pool.putconn(conn)  # the pool discards a broken connection
+    def read_only(self, settings: Mapping[str, int | str] | None = None) -> Iterator[None]:
+        """The block's statements in one read-only snapshot, ``settings`` SET LOCAL.
+
+        ``settings`` names and values must be constants of the caller (they
+        are spliced into SQL). Inside an open transaction the block runs
+        in a savepoint rolled back afterwards, so the settings end with it
+        either way. A ``transaction()`` inside the block raises.
+        """
+        setup = "".join(f"; SET LOCAL {name} = {value}" for name, value in
+                        (settings or {}).items())
+        local = self._local
+        inside = self.in_transaction() or local.reading > 0
+        begin, undo = (("SAVEPOINT bk_read", "ROLLBACK TO SAVEPOINT bk_read; "
+                        "RELEASE SAVEPOINT bk_read") if inside else ("BEGIN READ ONLY", "ROLLBACK"))
+        with self.session(), self._borrow() as conn:
+            self._run(conn, begin + setup, ())
+            local.reading += 1
+            try:
+                yield
+            finally:
+                local.reading -= 1
+                try:
+                    conn.execute(undo)  # a read: nothing to commit, and the settings go
+                except psycopg.Error as exc:
+                    raise translate(exc, self.url) from exc
 
     def scalar_direct(self, sql: str) -> Any:
         """One value over a fresh connection outside the pool (startup checks)."""
@@ -185,16 +196,15 @@ class PostgresEngine:
 
     def check(self) -> None:
         """Validate pooled connections now, dropping dead ones (``doctor``, health)."""
-        self._pool.check()
+        self._conns.check()
 
     def pool_stats(self) -> dict[str, int]:
         """Pool size and usage counters (``doctor``)."""
-        return {k: int(v) for k, v in self._pool.get_stats().items()}
+        return self._conns.stats()
 
     def close(self) -> None:
         """Close the pool and every connection it opened."""
-        self._pool.close()
-        self._local = _Local()
+        self._conns.close()
 
     # -- statements --------------------------------------------------------
 
@@ -247,10 +257,13 @@ class PostgresEngine:
 
     @contextmanager
     def _stream_conn(self) -> Iterator[Connection]:
-        if self._local.conn is not None:
-            yield self._local.conn
+        held = self._local.conn
+        if self.in_transaction() and held is not None:
+            yield held
             return
-        with self._borrow() as conn:
+        # Not a session's connection: the stream's read transaction would
+        # swallow the statements its consumer runs between rows.
+        with self._conns.own() as conn:
             try:
                 conn.execute("BEGIN READ ONLY")
                 yield conn
@@ -278,6 +291,9 @@ class PostgresEngine:
         if depth > 0:
             yield from self._savepoint(depth)
             return
+        if local.reading:
+            raise StoreError("A write transaction cannot open inside read_only().")
+        held = local.conn  # a session's connection (or None)
         with self._borrow() as conn:
             try:
                 self._run(conn, "BEGIN ISOLATION LEVEL READ COMMITTED", ())
@@ -299,7 +315,7 @@ class PostgresEngine:
             finally:
                 if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
                     self._rollback(conn)
-                local.conn, local.depth = None, 0
+                local.conn, local.depth = held, 0
 
     def _savepoint(self, depth: int) -> Iterator[None]:
         local = self._local

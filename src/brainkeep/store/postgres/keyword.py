@@ -1,12 +1,12 @@
 """The keyword half of PostgreSQL's SearchIndex: tsvector matches ranked in the database.
 
 Core hands over analysed terms (``core.query.QueryTerms``). Each term
-becomes ``phraseto_tsquery('simple', term)`` (bound as a parameter, so user
+becomes ``phraseto_tsquery('brainkeep', term)`` (bound as a parameter, so user
 text never reaches tsquery syntax; a term the parser splits, ``foo_bar``,
 matches as a phrase, as a quoted FTS5 term does); ``every()`` ANDs them
 (``&&``), ``any()`` ORs them (``||``). No prefix matching (SQLite has none
 either). Rows match through the generated ``tsv`` columns and their GIN
-indexes (migration 0001).
+indexes (migrations 0001 and 0011: accents folded, words stemmed).
 
 Ranking: Okapi BM25 computed in SQL, as SQLite's FTS5 ``bm25()`` ranks
 (k1 1.2, b 0.75, FTS5's idf with its floor). ``ts_rank_cd`` alone has no
@@ -39,6 +39,9 @@ from brainkeep.store.postgres.filters import fact_filter_sql
 from brainkeep.store.postgres.mnemo import memory_filter_sql
 from brainkeep.store.rows import memory_from_row
 
+# The text search configuration of the tsv columns (migration 0011: 'simple'
+# plus Snowball English stems, no stopwords): queries must use the same.
+TS_CONFIG = "brainkeep"
 TERM_CACHE_SECONDS = 30.0
 TERM_CACHE_SIZE = 50_000
 # kind -> (table, what makes a row of this source live): counted per term.
@@ -69,20 +72,26 @@ def idf(rows: int, matches: int) -> float:
     return max(math.log((rows - matches + 0.5) / (matches + 0.5)), 1e-6)
 
 
-def bm25_sql(kind: str, alias: str, idfs_param: str, stats: TableStats) -> str:
-    """The BM25 score of row ``alias`` for the per-term tsqueries ``qq.qs``.
+def bm25_sql(kind: str, alias: str, idfs: dict[int, float], stats: TableStats) -> str:
+    """The BM25 score of row ``alias`` for the per-term tsqueries ``qq.q0``, ``qq.q1``, ...
 
-    ``idfs_param`` is the placeholder of a ``float8[]`` aligned with
-    ``qq.qs``. The constants are this module's, never user input.
+    Each term adds ``idf * (k1 + 1) * tf / (tf + norm)``, written
+    ``idf * (k1 + 1) * (1 - norm / (tf + norm))`` so ``tf`` (one
+    ``ts_rank_cd`` call) is computed once. ``idfs`` maps a term's index in
+    ``qq`` to its idf; a term left out adds nothing. They are floats this
+    module computed and the other constants are its own: never user input.
     """
     weights, factor = _TF_WEIGHTS.get(kind, _UNIT_WEIGHTS)
-    norm = (f"{K1 * (1 - B)!r} + {K1 * B / max(stats.mean_length, 1.0)!r} "
-            f"* length({alias}.tsv)")
-    return (
-        f"(SELECT COALESCE(sum(t.idf * t.tf * {K1 + 1!r} / (t.tf + {norm})), 0) FROM "
-        f"(SELECT u.idf, {factor!r} * ts_rank_cd('{weights}'::real[], {alias}.tsv, u.q) AS tf "
-        f"FROM unnest(qq.qs, {idfs_param}::float8[]) u(q, idf)) t)"
-    )
+    # float8 literals: a bare 0.3 is numeric, and numeric arithmetic per row
+    # costs more than the ranking itself.
+    norm = (f"({K1 * (1 - B)!r}::float8 + {K1 * B / max(stats.mean_length, 1.0)!r}::float8 "
+            f"* length({alias}.tsv))")
+    parts = [
+        f"{w * (K1 + 1)!r}::float8 * (1 - {norm} / ({factor!r}::float8 * "
+        f"ts_rank_cd('{weights}'::real[], {alias}.tsv, qq.q{i}) + {norm}))"
+        for i, w in idfs.items()
+    ]
+    return "(" + (" + ".join(parts) or "0::float8") + ")"
 
 
 @dataclass(frozen=True)
@@ -96,26 +105,34 @@ class TsPlan:
     def tsquery(self, bind: Any) -> str:
         """The tsquery expression, each term bound through ``bind``."""
         op = " && " if self.require_all else " || "
-        return "(" + op.join(f"phraseto_tsquery('simple', {bind(t)})" for t in self.terms) + ")"
+        return "(" + op.join(f"phraseto_tsquery('{TS_CONFIG}', {bind(t)})"
+                             for t in self.terms) + ")"
 
-    def term_queries(self, bind: Any) -> str:
-        """A ``tsquery[]`` of the terms one by one (BM25 scores each term)."""
-        return ("ARRAY[" + ", ".join(f"phraseto_tsquery('simple', {bind(t)})"
-                                     for t in self.terms) + "]::tsquery[]")
+    def queries(self, bind: Any) -> str:
+        """The FROM item ``qq``: each term's tsquery ``q0``, ``q1``, ... and their match ``q``.
+
+        Each term is bound once; BM25 scores the terms one by one.
+        """
+        op = " && " if self.require_all else " || "
+        each = ", ".join(f"phraseto_tsquery('{TS_CONFIG}', {bind(t)}) AS q{i}"
+                         for i, t in enumerate(self.terms))
+        match = op.join(f"q{i}" for i in range(len(self.terms)))
+        names = ", ".join(f"q{i}" for i in range(len(self.terms)))
+        return f"(SELECT {match} AS q, {names} FROM (SELECT {each}) t) qq"
 
 
 def keyword_plan(terms: tuple[str, ...], doc_counts: dict[str, int], budget: int) -> TsPlan:
     """The rarest terms, adding commoner ones while their matches stay within ``budget``.
 
-    The same rule as SQLite's (``store/sqlite/keyword_index.py``).
+    SQLite's rule (``store/sqlite/keyword_index.py``), except that a term
+    counted 0 is kept rather than dropped: it costs the match nothing, and
+    here counts are cached, so the term may have been written since.
     """
     chosen: list[str] = []
     total = 0
     for term in sorted(terms, key=lambda t: doc_counts.get(t, 0)):
         count = doc_counts.get(term, 0)
-        if count == 0:
-            continue
-        if chosen and total + count > budget:
+        if total and total + count > budget:
             break
         chosen.append(term)
         total += count
@@ -157,16 +174,17 @@ class TsKeyword:
             params: list[Any] = []
             bind = _positional(params)
             counts = ", ".join(
-                f"(SELECT COUNT(*) FROM {table} WHERE tsv @@ phraseto_tsquery('simple', "
+                f"(SELECT COUNT(*) FROM {table} WHERE tsv @@ phraseto_tsquery('{TS_CONFIG}', "
                 f"{bind(t)}))" for t in missing)
             row = self.db.one(f"SELECT {counts}", params)
             assert row is not None
             if len(cache) > TERM_CACHE_SIZE:
                 cache.clear()
             for term, count in zip(missing, row, strict=True):
+                # Zeros are cached too: the plan keeps a zero-count term (a
+                # term just written still matches), only its weight is stale.
                 found[term] = int(count)
-                if count:  # a zero is never cached: a term just written must match at once
-                    cache[(kind, term)] = (now + TERM_CACHE_SECONDS, int(count))
+                cache[(kind, term)] = (now + TERM_CACHE_SECONDS, int(count))
         return found
 
     def stats(self, kind: str) -> TableStats:
@@ -186,13 +204,16 @@ class TsKeyword:
         self._stats[kind] = (now + STATS_SECONDS, stats)
         return stats
 
-    def _scored(self, kind: str, alias: str, plan: TsPlan, bind: Any) -> str:
-        """The BM25 score expression of ``plan`` for row ``alias`` (idfs bound by ``bind``)."""
+    def _scored(self, kind: str, alias: str, plan: TsPlan) -> str:
+        """The BM25 score expression of ``plan`` for row ``alias`` (over ``qq``)."""
         counts = self.term_doc_counts(kind, list(plan.terms))
         stats = self.stats(kind)
         rows = max([stats.rows, *counts.values()])
-        idfs = [idf(rows, counts.get(t, 0)) for t in plan.terms]
-        return bm25_sql(kind, alias, bind(idfs), stats)
+        # A term no row held when counted adds nothing to any score: it is
+        # still matched (it may have been written since) but not scored,
+        # which saves a ts_rank_cd call per matched row.
+        idfs = {i: idf(rows, counts[t]) for i, t in enumerate(plan.terms) if counts.get(t)}
+        return bm25_sql(kind, alias, idfs, stats)
 
     def _floor(self, table: str, plan: TsPlan) -> int:
         """The id of the ``plan.newest``-th newest match (0: rank every match)."""
@@ -214,15 +235,18 @@ class TsKeyword:
             return []
         floor = self._floor("chunks", plan)
         params: list[Any] = []
-        bind = _positional(params)
-        score = self._scored("chunk", "c", plan, bind)
+        score = self._scored("chunk", "c", plan)
         privacy = "" if include_private else "AND p.visibility = 'world'"
+        # As on SQLite: the top chunks are ranked first and joined afterwards
+        # (a page lookup per match is what costs on a common term), with an
+        # over-fetch for the rows the source/privacy filter drops.
         rows = self.db.all(
-            f"SELECT c.id, c.page_id, {score} AS score "
-            f"FROM {_queries(plan, bind)}, chunks c JOIN pages p ON p.id = c.page_id "
-            "WHERE c.tsv @@ qq.q AND c.id >= %s AND p.source_id = %s AND p.deleted_at IS NULL "
-            f"{privacy} ORDER BY score DESC, c.id LIMIT %s",
-            (*params, floor, self.source_id, limit),
+            "SELECT f.id, f.page_id, f.score FROM (SELECT c.id, c.page_id, "
+            f"{score} AS score FROM {plan.queries(_positional(params))}, chunks c "
+            "WHERE c.tsv @@ qq.q AND c.id >= %s ORDER BY score DESC, c.id LIMIT %s) f "
+            "JOIN pages p ON p.id = f.page_id WHERE p.source_id = %s AND p.deleted_at IS NULL "
+            f"{privacy} ORDER BY f.score DESC, f.id LIMIT %s",
+            (*params, floor, limit * 2 + 20, self.source_id, limit),
         )
         return [ScoredId(int(r[0]), int(r[1]), float(r[2]) + _EPSILON) for r in rows]
 
@@ -232,12 +256,11 @@ class TsKeyword:
             return []
         floor = self._floor("pages", plan)
         params: list[Any] = []
-        bind = _positional(params)
-        score = self._scored("page", "p", plan, bind)
+        score = self._scored("page", "p", plan)
         privacy = "" if include_private else "AND p.visibility = 'world'"
         rows = self.db.all(
             f"SELECT p.id, {score} AS score "
-            f"FROM {_queries(plan, bind)}, pages p WHERE p.tsv @@ qq.q AND p.id >= %s "
+            f"FROM {plan.queries(_positional(params))}, pages p WHERE p.tsv @@ qq.q AND p.id >= %s "
             f"AND p.source_id = %s AND p.deleted_at IS NULL {privacy} "
             "ORDER BY score DESC, p.id LIMIT %s",
             (*params, floor, self.source_id, limit),
@@ -250,9 +273,8 @@ class TsKeyword:
             return []
         floor = 0 if filt.narrowed else self._floor("memories", plan)
         params: list[Any] = []
-        bind = _positional(params)
-        score = self._scored("memory", "m", plan, bind)
-        head = _queries(plan, bind)
+        score = self._scored("memory", "m", plan)
+        head = plan.queries(_positional(params))
         where, where_params = fact_filter_sql(self.source_id, filt, "m.")
         rows = self.db.all(
             f"SELECT m.id, {score} AS score "
@@ -267,22 +289,16 @@ class TsKeyword:
         if not plan.terms:
             return []
         where, params = memory_filter_sql(filt)
-        bind = _named(params, "q")
-        score = self._scored("memory", "m", plan, bind)
+        score = self._scored("memory", "m", plan)
         params["limit"] = limit
         rows = self.db.all(
             f"SELECT {memory_columns('m')}, {score} AS ts_score "
-            f"FROM {_queries(plan, bind)}, memories m WHERE m.tsv @@ qq.q AND {where} "
+            f"FROM {plan.queries(_named(params, 'q'))}, memories m WHERE m.tsv @@ qq.q AND {where} "
             "ORDER BY ts_score DESC, m.id DESC LIMIT %(limit)s",
             params,
         )
         return [ScoredId(int(r["id"]), 0, float(r["ts_score"]) + _EPSILON, memory_from_row(r))
                 for r in rows]
-
-
-def _queries(plan: TsPlan, bind: Any) -> str:
-    """The FROM item ``qq``: the match query ``q`` and the per-term queries ``qs``."""
-    return f"(SELECT {plan.tsquery(bind)} AS q, {plan.term_queries(bind)} AS qs) qq"
 
 
 def _named(params: dict[str, Any], prefix: str) -> Any:

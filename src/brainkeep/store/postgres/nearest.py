@@ -1,8 +1,9 @@
 """The vector half of PostgreSQL's SearchIndex: pgvector cosine search.
 
-Each dimension has its own partial HNSW index (migration 0005,
+Each (dimension, kind) has its own partial HNSW index (migration 0005,
 ``brainkeep_ensure_hnsw``); a query uses it by repeating the index
-expression: ``WHERE dim = N ... ORDER BY vector::vector(N) <=> q::vector(N)``.
+expression and predicate: ``WHERE dim = N AND kind = 'chunk' ... ORDER BY
+vector::vector(N) <=> q::vector(N)``.
 
 Filtered search stays correct for a small tenant (a source, or the public
 rows only, holding a small share of the index) in two ways:
@@ -19,7 +20,17 @@ rows only, holding a small share of the index) in two ways:
 
 Both settings are ``SET LOCAL`` in a read-only transaction of the query's
 own (no write lock), or in a savepoint rolled back after the read when the
-caller is inside a transaction, so they never leak to other statements.
+caller is inside a transaction, so they never leak to other statements
+(``db.read_only``).
+
+Counting is what a search must not pay for: ``count()`` (asked by core
+before every vector search) and the capped small-set count are cached per
+instance against ``embedding_changes.generation`` (migration 0005: bumped
+by every transaction that writes embeddings, in its own snapshot). A hit
+costs one primary-key read; a vector written by any process changes the
+marker, so the next search counts again. Reads inside an open transaction
+are never cached (a rolled-back write would leave its marker value free
+for another).
 """
 
 from __future__ import annotations
@@ -29,9 +40,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import psycopg
 
-from brainkeep.store.postgres.driver import Row, translate
+from brainkeep.store.postgres.driver import Row
 from brainkeep.store.postgres.engine import PostgresEngine
 
 # Filtered sets up to this size are searched exactly (measured: ~2 ms for
@@ -41,6 +51,8 @@ EXACT_MAX = 2000
 HNSW_MAX_DIM = 2000
 # Rows the iterative scan may visit before giving up (pgvector's default).
 MAX_SCAN_TUPLES = 20_000
+# The change marker of every cached count (migration 0005).
+_MARKER = "SELECT generation FROM embedding_changes WHERE id = 1"
 
 
 @dataclass(frozen=True)
@@ -58,24 +70,8 @@ def read_with_settings(db: PostgresEngine, settings: dict[str, int | str], sql: 
 
     ``settings`` values are this module's constants, never user input.
     """
-    setup = "; ".join(f"SET LOCAL {name} = {value}" for name, value in settings.items())
-    inside = db.in_transaction()
-    # The engine's connection of this thread (its open transaction, if any),
-    # else one borrowed from the pool for this read only.
-    # (A private engine method: the engine has no public read-transaction API yet.)
-    with db._borrow() as conn:
-        begin = "SAVEPOINT bk_nearest" if inside else "BEGIN READ ONLY"
-        undo = ("ROLLBACK TO SAVEPOINT bk_nearest; RELEASE SAVEPOINT bk_nearest" if inside
-                else "ROLLBACK")
-        try:
-            conn.execute(f"{begin}; {setup}")
-            try:
-                rows: list[Row] = conn.execute(sql, params).fetchall()
-            finally:
-                conn.execute(undo)  # a read: nothing to commit, and the settings go
-        except psycopg.Error as exc:
-            raise translate(exc, db.url) from exc
-    return rows
+    with db.read_only(settings):
+        return db.all(sql, params)
 
 
 class VectorSearch:
@@ -85,14 +81,18 @@ class VectorSearch:
                  exact_max: int = EXACT_MAX) -> None:
         self.db = db
         self.source_id = source_id
+        if kind not in ("chunk", "memory"):
+            raise ValueError(f"unknown vector kind {kind!r}")
         self.kind = kind
         self.model = model
         self.dim = int(dim)
         self.exact_max = exact_max
+        self._counts: dict[str, tuple[int, int]] = {}  # key -> (generation, count)
 
     def _where(self, include_private: bool, only: bool) -> str:
-        # `dim` is a literal: the planner must see it to use the partial index.
-        where = (f"dim = {self.dim} AND source_id = %(source)s AND kind = %(kind)s "
+        # `dim` and `kind` are literals: the planner must see them to use the
+        # partial index of the (dimension, kind) (migration 0005).
+        where = (f"dim = {self.dim} AND kind = '{self.kind}' AND source_id = %(source)s "
                  "AND model = %(model)s")
         if not include_private:
             where += " AND private = 0"
@@ -101,13 +101,26 @@ class VectorSearch:
         return where
 
     def _params(self, **extra: Any) -> dict[str, Any]:
-        return {"source": self.source_id, "kind": self.kind, "model": self.model, **extra}
+        return {"source": self.source_id, "model": self.model, **extra}
 
     def count(self) -> int:
-        """Vectors of this space (every visibility)."""
+        """Vectors of this space (every visibility); cached until embeddings change."""
         where = self._where(True, False)
-        return int(self.db.scalar(f"SELECT COUNT(*) FROM embeddings WHERE {where}",
-                                  self._params()))
+        return self._cached("all", f"SELECT COUNT(*) FROM embeddings WHERE {where}",
+                            self._params())
+
+    def _cached(self, key: str, sql: str, params: dict[str, Any]) -> int:
+        """The count ``sql`` (one value), recomputed only when the change marker moved."""
+        if self.db.in_transaction():
+            return int(self.db.scalar(sql, params))
+        with self.db.session():
+            hit = self._counts.get(key)
+            if hit is not None and hit[0] == self.db.scalar(_MARKER):
+                return hit[1]
+            row = self.db.one(f"SELECT ({_MARKER}), ({sql})", params)
+            assert row is not None
+            self._counts[key] = (int(row[0]), int(row[1]))
+            return int(row[1])
 
     def search(self, query: np.ndarray, k: int, *, include_private: bool,
                only_items: Collection[int] | None = None) -> list[VectorHit]:
@@ -115,23 +128,25 @@ class VectorSearch:
         if k <= 0 or (only_items is not None and not only_items):
             return []
         q = np.asarray(query, dtype=np.float32)
-        if only_items is not None:
-            return self.exact(q, k, include_private=include_private, only=only_items)
-        if self.dim > HNSW_MAX_DIM or self._small(include_private):
-            return self.exact(q, k, include_private=include_private)
-        hits = self.indexed(q, k, include_private=include_private)
-        if len(hits) < k:
-            return self.exact(q, k, include_private=include_private)
-        return hits
+        with self.db.session():  # the count check and the search: one checkout
+            if only_items is not None:
+                return self.exact(q, k, include_private=include_private, only=only_items)
+            if self.dim > HNSW_MAX_DIM or self._small(include_private):
+                return self.exact(q, k, include_private=include_private)
+            hits = self.indexed(q, k, include_private=include_private)
+            if len(hits) < k:
+                return self.exact(q, k, include_private=include_private)
+            return hits
 
     def _small(self, include_private: bool) -> bool:
-        """Whether the filtered set holds at most ``exact_max`` rows (bounded count)."""
+        """Whether the filtered set holds at most ``exact_max`` rows (bounded count, cached)."""
         where = self._where(include_private, False)
-        n = self.db.scalar(
+        n = self._cached(
+            f"capped:{include_private}",
             f"SELECT COUNT(*) FROM (SELECT 1 FROM embeddings WHERE {where} LIMIT %(cap)s) s",
             self._params(cap=self.exact_max + 1),
         )
-        return int(n) <= self.exact_max
+        return n <= self.exact_max
 
     def exact(self, q: np.ndarray, k: int, *, include_private: bool,
               only: Collection[int] | None = None) -> list[VectorHit]:

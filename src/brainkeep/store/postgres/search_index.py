@@ -48,6 +48,7 @@ class PostgresSearchIndex:
     def __init__(self, db: PostgresEngine, source_id: str, *, model: str | None = None,
                  dim: int = 0, exact_max: int = EXACT_MAX) -> None:
         """``exact_max``: filtered sets up to this size are searched exactly (nearest.py)."""
+        self.db = db
         self.source_id = source_id
         self.words = TsKeyword(db, source_id)
         self.vectors: dict[str, VectorSearch] = {}
@@ -63,6 +64,12 @@ class PostgresSearchIndex:
     ) -> list[ScoredId]:
         if kind not in (CHUNK, PAGE, MEMORY):
             raise ValueError(f"unknown search kind {kind!r}")
+        with self.db.session():  # counts, floor and match: one pool checkout
+            return self._keyword(kind, terms, scope, k)
+
+    def _keyword(
+        self, kind: str, terms: QueryTerms, scope: SearchScope, k: int
+    ) -> list[ScoredId]:
         plan = self.words.plan(kind, terms)
         if kind == CHUNK:
             pages = _page_scope(kind, scope)

