@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from brainkeep.store.oauth_sql import OAuthMixin
 from brainkeep.store.postgres.audit_scans import AuditScansMixin
 from brainkeep.store.postgres.changes import ChangesMixin
 from brainkeep.store.postgres.checkpoints import CheckpointsMixin
@@ -31,7 +32,6 @@ from brainkeep.store.postgres.events import EventsMixin
 from brainkeep.store.postgres.integrity import IntegrityMixin
 from brainkeep.store.postgres.memories import MemoriesMixin
 from brainkeep.store.postgres.mnemo import MnemoMixin
-from brainkeep.store.postgres.oauth import OAuthMixin
 from brainkeep.store.postgres.pages import PagesMixin
 from brainkeep.store.postgres.pending import NotPorted, sqlite_methods
 from brainkeep.store.postgres.tokens import TokensMixin

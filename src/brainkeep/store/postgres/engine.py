@@ -79,6 +79,9 @@ _stream_ids = itertools.count(1)
 class PostgresEngine:
     """A connection pool, the one ``transaction()`` context manager, and migrations."""
 
+    # The driver's parameter mark (statements shared by both engines use it).
+    placeholder = "%s"
+
     def __init__(
         self,
         url: str,

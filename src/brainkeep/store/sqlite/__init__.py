@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from brainkeep.store.oauth_sql import OAuthMixin
 from brainkeep.store.sqlite.audit_scans import AuditScansMixin
 from brainkeep.store.sqlite.changes import ChangesMixin
 from brainkeep.store.sqlite.checkpoints import CheckpointsMixin
@@ -20,7 +21,6 @@ from brainkeep.store.sqlite.events import EventsMixin
 from brainkeep.store.sqlite.integrity import IntegrityMixin
 from brainkeep.store.sqlite.memories import MemoriesMixin
 from brainkeep.store.sqlite.mnemo import MnemoMixin
-from brainkeep.store.sqlite.oauth import OAuthMixin
 from brainkeep.store.sqlite.pages import PagesMixin
 from brainkeep.store.sqlite.search_index import SQLiteSearchIndex
 from brainkeep.store.sqlite.tokens import TokensMixin

@@ -66,6 +66,9 @@ class _Local(threading.local):
 class SQLiteEngine:
     """Connections, the one ``transaction()`` context manager, and migrations."""
 
+    # The driver's parameter mark (statements shared by both engines use it).
+    placeholder = "?"
+
     def __init__(
         self, path: str | Path, *, synchronous: str = "FULL", busy_timeout_ms: int | None = None
     ) -> None:

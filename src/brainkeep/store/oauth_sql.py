@@ -1,6 +1,13 @@
-"""OAuth clients and grants (SQLite): rows hold secret hashes, never secrets."""
+"""OAuth clients and grants, for both engines: rows hold secret hashes, never secrets.
+
+The statements are plain SQL that SQLite and PostgreSQL both run; they are
+written with ``?`` and take the engine's placeholder when executed, so the
+two engines share one implementation.
+"""
 
 from __future__ import annotations
+
+from typing import Any, Protocol
 
 from brainkeep.core.oauth.models import OAuthClient, OAuthGrant
 from brainkeep.store.oauth_rows import (
@@ -11,7 +18,6 @@ from brainkeep.store.oauth_rows import (
     grant_from_row,
     grant_params,
 )
-from brainkeep.store.sqlite.engine import SQLiteEngine
 
 _CLIENT_INSERT = (f"INSERT INTO oauth_clients ({', '.join(CLIENT_COLUMNS)}) "
                   f"VALUES ({', '.join(['?'] * len(CLIENT_COLUMNS))})")
@@ -19,17 +25,45 @@ _GRANT_INSERT = (f"INSERT INTO oauth_grants ({', '.join(GRANT_COLUMNS)}) "
                  f"VALUES ({', '.join(['?'] * len(GRANT_COLUMNS))})")
 
 
-class OAuthMixin:
-    """OAuth persistence; expects ``self.db`` to be a ``SQLiteEngine``."""
+class _Engine(Protocol):
+    placeholder: str
 
-    db: SQLiteEngine
+    def execute(self, sql: str, params: Any = ...) -> Any: ...
+    def one(self, sql: str, params: Any = ...) -> Any: ...
+
+
+class _Statements:
+    """``db`` with statements written in ``?`` style, whatever the engine's placeholder."""
+
+    def __init__(self, db: _Engine) -> None:
+        self.db = db
+
+    def _sql(self, statement: str) -> str:
+        mark = self.db.placeholder
+        return statement if mark == "?" else statement.replace("?", mark)
+
+    def execute(self, statement: str, params: Any = ()) -> Any:
+        return self.db.execute(self._sql(statement), params)
+
+    def one(self, statement: str, params: Any = ()) -> Any:
+        return self.db.one(self._sql(statement), params)
+
+
+class OAuthMixin:
+    """OAuth persistence; expects ``self.db`` to be either engine."""
+
+    db: Any
+
+    @property
+    def _oauth_sql(self) -> _Statements:
+        return _Statements(self.db)
 
     def insert_oauth_client(self, client: OAuthClient) -> None:
         """Insert a new client row. Must run inside ``transaction()``."""
-        self.db.execute(_CLIENT_INSERT, client_params(client))
+        self._oauth_sql.execute(_CLIENT_INSERT, client_params(client))
 
     def get_oauth_client(self, client_id: str) -> OAuthClient | None:
-        row = self.db.one("SELECT * FROM oauth_clients WHERE client_id = ?", (client_id,))
+        row = self._oauth_sql.one("SELECT * FROM oauth_clients WHERE client_id = ?", (client_id,))
         return None if row is None else client_from_row(row)
 
     def list_oauth_clients(self, *, include_revoked: bool = False) -> list[OAuthClient]:
@@ -40,7 +74,7 @@ class OAuthMixin:
 
     def revoke_oauth_client(self, client_id: str, now: str) -> bool:
         """Stamp ``revoked_at`` (kept: the audit trail names the row); False if none was live."""
-        cur = self.db.execute(
+        cur = self._oauth_sql.execute(
             "UPDATE oauth_clients SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL",
             (now, client_id),
         )
@@ -48,15 +82,15 @@ class OAuthMixin:
 
     def insert_oauth_grant(self, grant: OAuthGrant) -> None:
         """Insert a code or token row. Must run inside ``transaction()``."""
-        self.db.execute(_GRANT_INSERT, grant_params(grant))
+        self._oauth_sql.execute(_GRANT_INSERT, grant_params(grant))
 
     def get_oauth_grant(self, grant_id: str) -> OAuthGrant | None:
-        row = self.db.one("SELECT * FROM oauth_grants WHERE id = ?", (grant_id,))
+        row = self._oauth_sql.one("SELECT * FROM oauth_grants WHERE id = ?", (grant_id,))
         return None if row is None else grant_from_row(row)
 
     def use_oauth_grant(self, grant_id: str, now: str) -> bool:
         """Compare-and-set ``used_at``: exactly one caller wins a single-use grant."""
-        cur = self.db.execute(
+        cur = self._oauth_sql.execute(
             "UPDATE oauth_grants SET used_at = ? WHERE id = ? AND used_at IS NULL "
             "AND revoked_at IS NULL",
             (now, grant_id),
@@ -64,14 +98,14 @@ class OAuthMixin:
         return cur.rowcount > 0
 
     def revoke_oauth_grant(self, grant_id: str, now: str) -> None:
-        self.db.execute(
+        self._oauth_sql.execute(
             "UPDATE oauth_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
             (now, grant_id),
         )
 
     def revoke_oauth_family(self, family_id: str, now: str) -> int:
         """Revoke every live grant of a family; how many were live."""
-        cur = self.db.execute(
+        cur = self._oauth_sql.execute(
             "UPDATE oauth_grants SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL",
             (now, family_id),
         )
@@ -79,7 +113,7 @@ class OAuthMixin:
 
     def revoke_oauth_client_grants(self, client_id: str, now: str) -> int:
         """Revoke every live grant issued to a client (it was removed)."""
-        cur = self.db.execute(
+        cur = self._oauth_sql.execute(
             "UPDATE oauth_grants SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL",
             (now, client_id),
         )
