@@ -291,7 +291,7 @@ def test_signing_key_from_the_environment(
     assert code == 0 and report["checkpoints_trusted"] is True
     monkeypatch.delenv("BRAINKEEP_SIGNING_KEY")
     monkeypatch.setenv("BRAINKEEP_SIGNING_KEY_FILE", str(key_file))
-    code, report = verify_json(run_cli, "--sign")
+    code, report = verify_json(run_cli, "--sign", "--full")  # full: walks the first checkpoint
     assert code == 0 and report["checkpoints_checked"] == 1
 
 

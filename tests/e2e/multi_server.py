@@ -283,7 +283,8 @@ def grpc_verify(address: str) -> Any:
 
 
 def brainkeep_verify(home: Path) -> subprocess.CompletedProcess[str]:
+    """`brainkeep verify --full`: the whole log, not only what came after the last verify."""
     env = {**os.environ, "BRAINKEEP_HOME": str(home)}
     env.pop("BRAINKEEP_DATABASE_URL", None)
-    return subprocess.run([sys.executable, "-m", "brainkeep", "verify", "--json"],
+    return subprocess.run([sys.executable, "-m", "brainkeep", "verify", "--full", "--json"],
                           env=env, capture_output=True, text=True, timeout=120)

@@ -10,7 +10,7 @@ import click
 
 from brainkeep.cli.app import CliContext, emit, json_option
 from brainkeep.core import signing
-from brainkeep.core.anchor import ChainHead, check_anchor, sign_head
+from brainkeep.core.anchor import ChainHead, sign_head
 from brainkeep.core.verify import VerifyReport, verify_brain
 from brainkeep.errors import InvalidInput
 
@@ -51,6 +51,9 @@ def _human(report: VerifyReport, data: dict[str, Any]) -> None:
         assert broken is not None
         name = f" ({broken.slug})" if broken.slug else ""
         click.echo(f"INVALID: {broken.kind} {broken.id}{name}: {broken.reason}")
+    walked = ("full walk" if report.mode == "full" else
+              f"incremental from proved head {report.from_seq} (--full walks everything)")
+    click.echo(f"mode: {walked}, {report.seconds:.3f} s")
     if data["head"]:
         click.echo(f"head: {data['head']['anchor']}")
     if report.checkpoints_checked:
@@ -82,11 +85,21 @@ def _human(report: VerifyReport, data: dict[str, Any]) -> None:
               "(default: derived from the signing key, if one is configured).")
 @click.option("--keygen", type=FILE, default=None, metavar="PATH",
               help="Create a signing key at PATH (mode 0600) and PATH.pub, then exit.")
+@click.option("--full", is_flag=True,
+              help="Walk every event and row. Default: start from the newest head an earlier "
+              "walk proved (signed by the trusted key, if one is given) and check the newer "
+              "events and the rows they touch.")
 @json_option
 @pass_cli
 def verify(cli: CliContext, expect_head: str | None, sign: bool, signing_key: Path | None,
-           public_key: Path | None, keygen: Path | None) -> None:
-    """Walk the hash-chained event log and check every page, memory and grant against it."""
+           public_key: Path | None, keygen: Path | None, full: bool) -> None:
+    """Walk the hash-chained event log and check pages, memories and grants against it.
+
+    Incremental by default: from the newest head an earlier clean walk
+    proved (and recorded, signed with the signing key when one is set), it
+    checks the newer events and the rows they touch. An old event edited in
+    place, or a row edited that no newer event names, is found by --full only.
+    """
     if keygen is not None:
         _keygen(cli, keygen)
         return
@@ -98,12 +111,15 @@ def verify(cli: CliContext, expect_head: str | None, sign: bool, signing_key: Pa
                            "`brainkeep verify --keygen PATH`) or set BRAINKEEP_SIGNING_KEY_FILE.")
     trusted = signing.load_public_key(public_key) if public_key is not None else (
         key.public_key() if key is not None else None)
-    store = cli.brain().store
-    report = verify_brain(store, trusted_key=trusted)
+    brain = cli.brain()
+    store = brain.store
+    report = verify_brain(store, trusted_key=trusted, incremental=not full, anchor=anchor,
+                          signer=key,
+                          now=brain.clock.now_ts())
     data = report.to_dict()
     failed = not report.valid
     if anchor is not None:
-        problem = check_anchor(store, anchor)
+        problem = report.anchor_problem
         data["expect_head"] = {"seq": anchor.seq, "hash": anchor.hash, "ok": problem is None,
                                "reason": problem}
         failed = failed or problem is not None

@@ -21,6 +21,7 @@ from brainkeep.core.audit import (
     page_hash,
     page_state_hash,
 )
+from brainkeep.core.integrity_rows import Vanished
 from brainkeep.store.base import Store
 
 
@@ -45,10 +46,18 @@ def unrecorded_ok(last_seq: int | None, marker: int | None) -> bool:
     return last_seq is not None and (marker is None or last_seq < marker)
 
 
-def check_pages(store: Store, marker: int | None) -> tuple[int, list[Problem]]:
-    """(pages checked, problems): content, recorded content, state, vanished rows."""
+def check_pages(store: Store, marker: int | None,
+                only: dict[str, str | None] | None = None) -> tuple[int, list[Problem]]:
+    """(pages checked, problems): content, recorded content, state, vanished rows.
+
+    ``only`` (page id -> slug): just those pages, the ones newer events
+    touched (an incremental verify, core/verify_since.py); one of them with no
+    row is a vanished page, and no other row is scanned.
+    """
     checked, problems = 0, []
-    for page in store.iter_page_states():
+    seen: set[str] = set()
+    for page in store.iter_page_states(None if only is None else sorted(only)):
+        seen.add(page.id)
         checked += 1
         actual = page_hash(page.content)
         state = page_state_hash(source_id=page.source_id, slug=page.slug,
@@ -66,7 +75,9 @@ def check_pages(store: Store, marker: int | None) -> tuple[int, list[Problem]]:
                       "event log")
         if reason:
             problems.append(Problem("page", page.id, reason, slug=page.slug))
-    for gone in store.iter_vanished_pages():
+    gone_pages = (store.iter_vanished_pages() if only is None else
+                  (Vanished("page", i, slug, False) for i, slug in only.items() if i not in seen))
+    for gone in gone_pages:
         checked += 1
         problems.append(Problem("page", gone.subject_id,
                                 "page row is gone but the event log records it",
@@ -74,15 +85,23 @@ def check_pages(store: Store, marker: int | None) -> tuple[int, list[Problem]]:
     return checked, problems
 
 
-def check_grants(store: Store, marker: int | None,
-                 hard_deleted: set[str]) -> tuple[int, list[Problem]]:
+def check_grants(store: Store, marker: int | None, hard_deleted: set[str],
+                 only: dict[tuple[str, str], tuple[bool, str | None]] | None = None,
+                 ) -> tuple[int, list[Problem]]:
     """(rows checked, problems) of ACLs and delegations, live set against the log.
 
     ``hard_deleted``: memory uuids removed by logged hard deletes (their ACL
-    rows and delegation items go with them on purpose).
+    rows and delegation items go with them on purpose). ``only``: just those
+    ((kind, id) -> (removed on purpose, label), as ``check_pages``).
     """
     checked, problems = 0, []
-    for acl in store.iter_acl_states():
+    seen: set[tuple[str, str]] = set()
+
+    def ids(kind: str) -> list[str] | None:
+        return None if only is None else sorted(i for k, i in only if k == kind)
+
+    for acl in store.iter_acl_states(ids("acl")):
+        seen.add(("acl", acl.id))
         checked += 1
         reason = None
         if acl.last_seq is None:
@@ -100,7 +119,8 @@ def check_grants(store: Store, marker: int | None,
             reason = "ACL row does not match the grant recorded in the event log"
         if reason:
             problems.append(Problem("acl", acl.id, reason))
-    for d in store.iter_delegation_states():
+    for d in store.iter_delegation_states(ids("delegation")):
+        seen.add(("delegation", d.id))
         checked += 1
         reason = None
         items = set(d.item_uuids)
@@ -121,7 +141,10 @@ def check_grants(store: Store, marker: int | None,
             reason = "delegation items differ from the memory_ids logged when it was created"
         if reason:
             problems.append(Problem("delegation", d.id, reason))
-    for gone in store.iter_vanished_grants():
+    gone_grants = (store.iter_vanished_grants() if only is None else
+                   (Vanished(k, i, label, removed) for (k, i), (removed, label) in only.items()
+                    if (k, i) not in seen))
+    for gone in gone_grants:
         checked += 1
         if gone.removed or (gone.subject_type == "acl" and gone.label in hard_deleted):
             continue

@@ -89,3 +89,21 @@ class Vanished:
     subject_id: str
     label: str | None  # page slug, ACL memory uuid
     removed: bool
+
+
+@dataclass(frozen=True)
+class VerifiedCheckpoint:
+    """A head a verify walk proved (``verify_checkpoints``), where the next walk may start.
+
+    ``signature`` (base64, with ``key_fingerprint``) signs the head exactly as a
+    ``chain.checkpoint`` event does (core/anchor.py ``head_message``); None when
+    the walk ran without a signing key (gRPC Verify, a keyless CLI).
+    """
+
+    seq: int
+    hash: str
+    verified_at: str
+    mode: str  # full | incremental
+    from_seq: int  # the seq the proving walk started after (0: a full walk)
+    key_fingerprint: str | None = None
+    signature: str | None = None

@@ -31,40 +31,30 @@ shape they report. In order:
       match its tags;
    e. every logged insert still has its row, unless a hard delete was logged.
 
-Every scan streams rows (one cursor each), so cost is linear in the brain.
+Every scan streams rows (one cursor each), so a full walk is linear in the
+brain. An **incremental** walk (``since``: a head an earlier walk proved,
+core/verify_since.py) checks the events after it and the rows they touched
+(a memory with its chain successor, pages, ACLs, delegations), so it costs
+the new events, not the brain; ``--full`` walks everything.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from brainkeep.core.access_checks import Problem, check_grants, check_pages, unrecorded_ok
-from brainkeep.core.anchor import CHECKPOINT_KIND, ChainHead, checkpoint_problem
-from brainkeep.core.audit import GENESIS, event_body, event_hash, memory_hash, memory_state_hash
-from brainkeep.core.integrity_rows import MemoryState
-from brainkeep.core.mnemo.models import REDACTED_TEXT, VerifyOutcome
+from brainkeep.core.access_checks import Problem, check_grants, check_pages
+from brainkeep.core.anchor import CHECKPOINT_KIND, ChainHead, check_anchor, checkpoint_problem
+from brainkeep.core.audit import GENESIS, event_body, event_hash
+from brainkeep.core.integrity_rows import VerifiedCheckpoint
+from brainkeep.core.memory_checks import BrokenRecord, touched_memories, walk_memories
+from brainkeep.core.mnemo.models import VerifyOutcome
+from brainkeep.core.verify_since import Touched, proved, start_point
 from brainkeep.store.base import Store
-
-
-@dataclass(frozen=True)
-class BrokenRecord:
-    """One thing that failed verification."""
-
-    kind: str  # event | page | memory | acl | delegation
-    id: str
-    reason: str
-    slug: str | None = None
-
-    @property
-    def label(self) -> str:
-        """The id the gRPC ``first_broken_at`` carries (memory uuid, ``event:<seq>``, …)."""
-        if self.kind == "memory":
-            return self.id
-        return f"{self.kind}:{self.slug or self.id}"
 
 
 @dataclass(frozen=True)
@@ -79,6 +69,9 @@ class Walk:
     head: ChainHead | None = None
     checkpoints: int = 0
     grants_checked: int = 0
+    # Breaks of touched memories outside the requested slice: not reported
+    # (not the caller's), but the head is not recorded as proved either.
+    unreported: int = 0
 
 
 @dataclass(frozen=True)
@@ -96,24 +89,18 @@ class VerifyReport:
     # True when checkpoint signatures were checked against a key the caller
     # trusts (``--public-key`` or the signing key), not the key each names.
     checkpoints_trusted: bool = False
+    mode: str = "full"  # full | incremental
+    from_seq: int = 0  # the walk checked the events after this seq
+    seconds: float = 0.0
+    anchor_problem: str | None = None  # why ``--expect-head`` failed (None: it held)
+    recorded: VerifiedCheckpoint | None = None  # the head recorded as proved
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        data.pop("recorded")
         data["checked"] = self.events_checked
         data["head"] = None if self.head is None else self.head.to_dict()
         return data
-
-
-def _links(actual: str | None, expected: str | None, bridge: dict[str, str | None]) -> bool:
-    """True when ``actual`` reaches ``expected`` through hard-deleted rows only."""
-    seen: set[str] = set()
-    hop = actual
-    while hop != expected:
-        if hop is None or hop in seen or hop not in bridge:
-            return False
-        seen.add(hop)
-        hop = bridge[hop]
-    return True
 
 
 @dataclass(frozen=True)
@@ -124,12 +111,14 @@ class _EventWalk:
     broken: tuple[BrokenRecord, ...]
 
 
-def _walk_events(store: Store, trusted: Ed25519PublicKey | None) -> _EventWalk:
-    """The whole log in order: links, hashes, checkpoint signatures; the head."""
-    checked, checkpoints, prev, expected = 0, 0, GENESIS, 1
-    head: ChainHead | None = None
+def _walk_events(store: Store, trusted: Ed25519PublicKey | None,
+                 since: ChainHead | None = None, touched: Touched | None = None) -> _EventWalk:
+    """The log in order (after ``since``): links, hashes, checkpoint signatures; the head."""
+    checked, checkpoints = 0, 0
+    prev, expected = (GENESIS, 1) if since is None else (since.hash, since.seq + 1)
+    head: ChainHead | None = since
     broken: list[BrokenRecord] = []
-    for event in store.iter_events():
+    for event in store.iter_events(after_seq=0 if since is None else since.seq):
         checked += 1
         body = event_body(seq=event.seq, ts=event.ts, source_id=event.source_id,
                           kind=event.kind, subject_type=event.subject_type,
@@ -149,59 +138,11 @@ def _walk_events(store: Store, trusted: Ed25519PublicKey | None) -> _EventWalk:
             problem = checkpoint_problem(event, trusted)
             if problem and not broken:
                 broken.append(BrokenRecord("event", str(event.seq), problem))
+        if touched is not None:
+            touched.add(event)
         head = ChainHead(event.seq, event.hash)
         prev, expected = event.hash, expected + 1
     return _EventWalk(checked, head, checkpoints, tuple(broken))
-
-
-def _memory_reason(state: MemoryState, previous: str | None, bridge: dict[str, str | None],
-                   marker: int | None) -> str | None:
-    row = state.memory
-    if row.redacted_at:
-        if row.text != REDACTED_TEXT:
-            return "redacted row does not hold the redaction placeholder"
-    elif memory_hash(row.text, row.agent_id, row.created_at) != row.content_hash:
-        return "text does not match its stored content_hash"
-    if state.recorded_content != row.content_hash:
-        return "content_hash does not match the hash recorded in the event log"
-    if not _links(row.prev_hash, previous, bridge):
-        return "prev_hash does not link to the previous memory of its chain"
-    if state.recorded_state is None:
-        if not unrecorded_ok(state.last_seq, marker):
-            return "no access state recorded in the event log for this memory"
-    elif state.recorded_state != memory_state_hash(row):
-        return ("access state (scope, visibility, tenant, owner, lifecycle, tags, …) does not "
-                "match the state recorded in the event log")
-    if sorted(set(state.tag_rows)) != sorted(set(row.tags)):
-        return "memory_tags rows do not match the memory's tags"
-    return None
-
-
-def _walk_memories(store: Store, agent_id: str | None, thread_id: str | None,
-                   created_before: str | None, check_log: bool, marker: int | None,
-                   bridge: dict[str, str | None]) -> tuple[int, int, list[BrokenRecord]]:
-    """(memories checked, verified, breaks) of the chains in scope."""
-    broken: list[BrokenRecord] = []
-    checked = verified = 0
-    chain_key: tuple[str, str | None] | None = None
-    previous: str | None = None
-    for state in store.iter_memory_states(agent_id, thread_id, created_before=created_before):
-        row = state.memory
-        checked += 1
-        if (row.agent_id, row.thread_id) != chain_key:
-            chain_key, previous = (row.agent_id, row.thread_id), None
-        reason = _memory_reason(state, previous, bridge, marker)
-        if reason:
-            broken.append(BrokenRecord("memory", row.uuid, reason))
-        else:
-            verified += 1
-        previous = row.content_hash
-    if check_log:
-        for uuid in store.iter_vanished_memories(agent_id, thread_id):
-            checked += 1
-            broken.append(BrokenRecord(
-                "memory", uuid, "memory row is gone but no hard_delete was logged"))
-    return checked, verified, broken
 
 
 def _records(problems: list[Problem]) -> list[BrokenRecord]:
@@ -210,7 +151,7 @@ def _records(problems: list[Problem]) -> list[BrokenRecord]:
 
 def walk(store: Store, *, agent_id: str | None = None, thread_id: str | None = None,
          created_before: str | None = None, check_log: bool = True,
-         trusted_key: Ed25519PublicKey | None = None) -> Walk:
+         trusted_key: Ed25519PublicKey | None = None, since: ChainHead | None = None) -> Walk:
     """Run every check in scope (see the module docstring).
 
     Args:
@@ -220,7 +161,11 @@ def walk(store: Store, *, agent_id: str | None = None, thread_id: str | None = N
         check_log: also walk the event log, pages, ACLs and delegations, and
             look for logged inserts whose row vanished.
         trusted_key: checkpoint signatures must be this key's.
+        since: a proved head: walk only the events after it and the rows they
+            touch (memories of the slice are then those touched rows only).
     """
+    if since is not None and check_log:
+        return _walk_since(store, since, agent_id, thread_id, trusted_key)
     events = _walk_events(store, trusted_key) if check_log else _EventWalk(0, None, 0, ())
     marker = store.state_marker_seq()
     tombstones = store.mnemo_tombstones()
@@ -228,30 +173,101 @@ def walk(store: Store, *, agent_id: str | None = None, thread_id: str | None = N
     pages, page_breaks = check_pages(store, marker) if check_log else (0, [])
     grants, grant_breaks = (check_grants(store, marker, {u for u, _, _ in tombstones})
                             if check_log else (0, []))
-    memories, verified, memory_breaks = _walk_memories(
+    memories, verified, memory_breaks = walk_memories(
         store, agent_id, thread_id, created_before, check_log, marker, bridge)
     broken = [*events.broken, *_records(page_breaks), *memory_breaks, *_records(grant_breaks)]
     return Walk(events.checked, pages, memories, verified, tuple(broken), events.head,
                 events.checkpoints, grants)
 
 
-def verify_brain(store: Store, *, trusted_key: Ed25519PublicKey | None = None) -> VerifyReport:
+def _walk_since(store: Store, since: ChainHead, agent_id: str | None, thread_id: str | None,
+                trusted_key: Ed25519PublicKey | None) -> Walk:
+    """The incremental walk: events after ``since``, then the rows they touched."""
+    touched = Touched()
+    events = _walk_events(store, trusted_key, since, touched)
+    marker = store.state_marker_seq()
+    tombstones = store.mnemo_tombstones()
+    bridge = {content_hash: prev for _, content_hash, prev in tombstones}
+    hard_deleted = {u for u, _, _ in tombstones}
+    pages, page_breaks = check_pages(store, marker, touched.pages)
+    grants, grant_breaks = check_grants(store, marker, hard_deleted, touched.grants)
+    memories, verified, memory_breaks, outside = touched_memories(
+        store, touched, agent_id, thread_id, marker, bridge, hard_deleted)
+    broken = [*events.broken, *_records(page_breaks), *memory_breaks, *_records(grant_breaks)]
+    return Walk(events.checked, pages, memories, verified, tuple(broken), events.head,
+                events.checkpoints, grants, outside)
+
+
+def _start(store: Store, full: bool, trusted: Ed25519PublicKey | None,
+           anchor: ChainHead | None) -> ChainHead | None:
+    checkpoint = None if full else start_point(store, trusted=trusted, anchor=anchor)
+    return None if checkpoint is None else ChainHead(checkpoint.seq, checkpoint.hash)
+
+
+Transact = Callable[[Callable[[], object]], object]
+
+
+def _in_transaction(store: Store) -> Transact:
+    def run(work: Callable[[], object]) -> object:
+        with store.transaction():
+            return work()
+    return run
+
+
+def _settle(store: Store, transact: Transact, broken: bool, head: VerifiedCheckpoint | None
+            ) -> None:
+    """Record a proved head, or forget every one once a walk found a break.
+
+    A break stays found: no later walk (gRPC Verify, a plain ``verify``) may
+    start from a head proved before it, so every one is full until the brain
+    verifies clean again.
+    """
+    if broken:
+        transact(store.forget_verified_checkpoints)
+    elif head is not None:
+        transact(lambda: store.record_verified_checkpoint(head))
+
+
+def verify_brain(store: Store, *, trusted_key: Ed25519PublicKey | None = None,
+                 incremental: bool = False, anchor: ChainHead | None = None,
+                 signer: Ed25519PrivateKey | None = None, now: str | None = None
+                 ) -> VerifyReport:
     """The whole brain, as ``brainkeep verify`` reports it.
 
     A row edited behind the server's back no longer matches the hashes its
     newest event recorded (content or access state), its own stored hash, or
-    its chain link, so the report names it.
+    its chain link, so the report names it. Full unless ``incremental`` (the
+    CLI's default; then from the newest qualifying proved head,
+    core/verify_since.py, if there is one). With ``now``, a walk
+    that found nothing (and whose ``anchor`` held) records its head as
+    proved, signed by ``signer`` when given.
     """
-    result = walk(store, trusted_key=trusted_key)
+    began = time.perf_counter()
+    since = _start(store, not incremental, trusted_key, anchor)
+    result = walk(store, trusted_key=trusted_key, since=since)
+    problem = None if anchor is None else check_anchor(store, anchor)
     first = result.broken[0] if result.broken else None
+    recorded = None
+    if first is None and problem is None and now is not None and result.head is not None:
+        recorded = proved(result.head, now=now, from_seq=0 if since is None else since.seq,
+                          full=since is None, signer=signer)
+    if first is not None or recorded is not None:
+        _settle(store, _in_transaction(store), first is not None, recorded)
     return VerifyReport(first is None, result.events_checked, result.pages_checked,
                         result.memories_checked, first, result.head, result.checkpoints,
-                        result.grants_checked, trusted_key is not None)
+                        result.grants_checked, trusted_key is not None,
+                        mode="full" if since is None else "incremental",
+                        from_seq=0 if since is None else since.seq,
+                        seconds=round(time.perf_counter() - began, 4),
+                        anchor_problem=problem, recorded=recorded)
 
 
 def verify_memories(store: Store, agent_id: str | None, thread_id: str | None, *,
                     created_before: str | None = None, check_log: bool = True,
-                    visible: Callable[[str], bool] | None = None) -> VerifyOutcome:
+                    visible: Callable[[str], bool] | None = None,
+                    incremental: bool = False, now: str | None = None,
+                    transact: Transact | None = None,
+                    ) -> VerifyOutcome:
     """A memory slice (all agents when ``agent_id`` is None), as gRPC Verify reports it.
 
     Totals count memories; a broken event, page, ACL or delegation still
@@ -262,9 +278,25 @@ def verify_memories(store: Store, agent_id: str | None, thread_id: str | None, *
     because a hash link needs its hidden neighbour (skipping it would report a
     false break). Totals then count visible memories only, and a hidden
     memory's break is named ``HIDDEN_RECORD``, never by id.
+
+    ``incremental``: the log, pages and grants are checked from the newest
+    proved head (the rows newer events touched), while the slice's memory
+    chains are still walked whole: the reply's totals count the slice. A walk
+    that found nothing records its head (at ``now``, through ``transact``:
+    the caller's write path), one that found a break forgets every head.
     """
-    result = walk(store, agent_id=agent_id, thread_id=thread_id,
-                  created_before=created_before, check_log=check_log)
+    since = _start(store, False, None, None) if incremental and check_log else None
+    if since is None:
+        result = walk(store, agent_id=agent_id, thread_id=thread_id,
+                      created_before=created_before, check_log=check_log)
+    else:
+        result = _with_slice(store, walk(store, agent_id=agent_id, thread_id=thread_id,
+                                         since=since), agent_id, thread_id)
+    if incremental and check_log and now is not None:
+        head = None if result.head is None or result.unreported else proved(
+            result.head, now=now, from_seq=0 if since is None else since.seq,
+            full=since is None, signer=None)
+        _settle(store, transact or _in_transaction(store), bool(result.broken), head)
     total, verified = result.memories_checked, result.memories_verified
     if visible is not None:
         total, verified = _visible_totals(store, agent_id, thread_id, created_before,
@@ -276,6 +308,27 @@ def verify_memories(store: Store, agent_id: str | None, thread_id: str | None, *
             label = HIDDEN_RECORD
         return VerifyOutcome(False, total, verified, label, first.reason)
     return VerifyOutcome(True, total, verified)
+
+
+def _with_slice(store: Store, since: Walk, agent_id: str | None,
+                thread_id: str | None) -> Walk:
+    """An incremental walk plus the slice's whole memory chains (the reply's totals).
+
+    Breaks keep the full walk's order: events, pages, memories, grants. A
+    touched row is a slice row walked again; only a vanished one adds to it.
+    """
+    marker = store.state_marker_seq()
+    bridge = {c: prev for _, c, prev in store.mnemo_tombstones()}
+    memories, verified, chain_breaks = walk_memories(store, agent_id, thread_id, None, False,
+                                                     marker, bridge)
+    known = {b.id for b in chain_breaks}
+    vanished = [b for b in since.broken if b.kind == "memory" and b.id not in known]
+    order = {"event": 0, "page": 1, "memory": 2}
+    broken = sorted([*[b for b in since.broken if b.kind != "memory"], *chain_breaks,
+                     *vanished], key=lambda b: order.get(b.kind, 3))
+    return Walk(since.events_checked, since.pages_checked, memories + len(vanished), verified,
+                tuple(broken), since.head, since.checkpoints, since.grants_checked,
+                since.unreported)
 
 
 # What ``first_broken_at`` says for a memory outside the reader's scope.

@@ -3,7 +3,7 @@
 Domain code talks only to this interface; every engine (SQLite, PostgreSQL)
 implements it and passes the same contract suite (tests/store/). It is
 composed of one repository protocol per concern (store/repos/: pages,
-memories, events, sharing, cursors, tokens, embeddings) plus the engine's
+memories, events, sharing, cursors, tokens, embeddings, reads) plus the engine's
 SearchIndex; a service may depend on just the repositories it uses. Methods
 never commit on their own: callers group writes in ``transaction()``.
 """
@@ -19,13 +19,14 @@ from brainkeep.store.repos.events import EventLog
 from brainkeep.store.repos.memories import MemoryRepository
 from brainkeep.store.repos.oauth import OAuthRepository
 from brainkeep.store.repos.pages import PageRepository
+from brainkeep.store.repos.reads import ReadRepository
 from brainkeep.store.repos.sharing import SharingRepository
 from brainkeep.store.repos.tokens import TokenRepository
 
 
 class Store(
     PageRepository, MemoryRepository, EventLog, SharingRepository, CursorRepository,
-    TokenRepository, OAuthRepository, EmbeddingRepository, Protocol,
+    TokenRepository, OAuthRepository, EmbeddingRepository, ReadRepository, Protocol,
 ):
     """What domain services need from persistence.
 
@@ -40,6 +41,15 @@ class Store(
 
     # -- lifecycle & meta --------------------------------------------------
     def transaction(self) -> AbstractContextManager[None]: ...
+    def session(self) -> AbstractContextManager[None]:
+        """One request's statements, outside any transaction, on one connection (re-entrant).
+
+        Engines with a connection pool check a connection out once for the
+        block instead of once per statement; an embedded engine has nothing
+        to share and returns a no-op. It changes no isolation: each statement
+        still sees the latest commits.
+        """
+        ...
     def close(self) -> None: ...
     def optimize(self) -> None: ...
     def schema_version(self) -> int: ...

@@ -67,6 +67,7 @@ TABLES: tuple[Table, ...] = (
     Table("mnemo_delegation_items", ()),  # no key: copied in full-row order by offset
     Table("mnemo_checkpoints", ("seq",), deferred=("parent_id", "merge_parent_id")),
     Table("events", ("seq",)),
+    Table("memory_reads", ("id",)),  # 0014: reads, outside the chain
     Table("session_cursors", ("source_id", "client_id", "session_id")),
     Table("tokens", ("id",)),
     Table("embeddings", ("id",)),  # absent on a PostgreSQL server without pgvector

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from brainkeep.brain import Brain
+from brainkeep.core.memory_checks import links as _links
 from brainkeep.core.mnemo import access, validation
 from brainkeep.core.mnemo.models import DEFAULT_AGENT, IMPLIED, PERMISSIONS
 from brainkeep.core.mnemo.recall import RecallInput
@@ -15,7 +16,7 @@ from brainkeep.core.mnemo.remember import RememberInput
 from brainkeep.core.mnemo.service import MnemoService
 from brainkeep.core.mnemo.sharing import ShareInput
 from brainkeep.core.mnemo.trajectory import TIMELINE_POINTS, _thin
-from brainkeep.core.verify import _links, verify_brain
+from brainkeep.core.verify import verify_brain
 from brainkeep.errors import InvalidInput, NotFound, PermissionDenied
 
 CORE = Path(__file__).resolve().parents[3] / "src" / "brainkeep" / "core"
@@ -88,10 +89,10 @@ def test_recall_reads_are_logged_without_the_query(mnemo: MnemoService, brain: B
     result = mnemo.recall(RecallInput(query="secret plans", agent_id="alice"))
     assert len(result.memories) == 1 and result.degraded
     mnemo.flush_reads()
-    events = brain.store.events_for("reads", "recall-batch")
-    assert [e.kind for e in events] == ["memory.recall"]
-    assert events[0].payload["readers"]["alice"]["returned"] == 1
-    assert "secret" not in str(events[0].payload)
+    [read] = brain.store.iter_reads(None, "alice", None)
+    assert read.memory_ids == (result.memories[0].memory.id,)
+    assert "secret" not in str(read)
+    assert brain.store.events_for("reads", "recall-batch") == []
     assert brain.store.get_memory_by_uuid(result.memories[0].memory.uuid).access_count == 1
 
 

@@ -1,16 +1,22 @@
-"""Read accounting for Recall: access counts and read events, written in batches.
+"""Read accounting for Recall: access counts and read rows, written in batches.
 
-Recall must count each access (``access_count``) and leave a read trace for
-TrajectoryAudit's read-only-retrieval signal. Doing that inside every Recall
-costs a write transaction and an fsync per read, which dominated Recall
-latency under load. Reads are statistics, not acknowledged writes, so they
-are buffered here and flushed together: one transaction, one access update
-per memory, one ``memory.recall`` event listing the reading agents. A flush happens
-``FLUSH_INTERVAL_S`` after the first buffered read (a short-lived thread
-that exits when idle), when the buffer is large, before a TrajectoryAudit,
-and when the gRPC server stops. The trade-off, documented in docs/grpc.md: a
-crash can lose the access counts and read events of the last interval;
-never a memory.
+Recall must count each access (``access_count``, ``last_accessed_at``) and
+leave a read trace for TrajectoryAudit's read-only-retrieval signal. Reads
+are statistics, not acknowledged writes, so they stay out of the hash chain
+(issue 13: the chain grows with writes, not reads) and land in the
+``memory_reads`` table instead: one row per recall naming the tenant
+(``org_id``), the reader, the surface, the strategy and the memories
+returned, never the query. Doing that inside every Recall would cost a write
+transaction and an fsync per read, so rows and access counts are buffered
+here and flushed together in one transaction: ``FLUSH_INTERVAL_S`` after the
+first buffered read (a short-lived thread that exits when idle), at
+``FLUSH_AT_RECALLS`` buffered recalls, before a TrajectoryAudit, when the
+gRPC server stops and when the brain closes.
+
+Loss bound (docs/audit.md, "Reads"): a crash loses at most the reads of the
+last interval (``FLUSH_INTERVAL_S``, or ``FLUSH_AT_RECALLS`` recalls if that
+comes first) plus a flush in flight; a flush that fails is dropped and
+logged. Never a memory, never an event of the chain.
 """
 
 from __future__ import annotations
@@ -19,11 +25,10 @@ import logging
 import threading
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from brainkeep.core.clock import Clock
-from brainkeep.core.models import Event
 
 T = TypeVar("T")
 
@@ -32,15 +37,24 @@ FLUSH_INTERVAL_S = 0.05
 FLUSH_AT_RECALLS = 512
 
 
-@dataclass
-class _AgentReads:
-    recalls: int = 0
-    returned: int = 0
-    strategies: Counter[str] = field(default_factory=Counter)
+@dataclass(frozen=True)
+class MemoryRead:
+    """One recall as the read log keeps it (``memory_reads``; ``id`` None until stored)."""
+
+    ts: str
+    source_id: str
+    org_id: str | None  # the reader's tenant: TrajectoryAudit of one org sees only its reads
+    agent_id: str
+    thread_id: str | None
+    surface: str  # grpc | mcp
+    strategy: str
+    memory_ids: tuple[int, ...]  # memories.id returned, best first
+    id: int | None = None
 
 
-class _AccessStore(Protocol):
+class _ReadStore(Protocol):
     def mnemo_add_access(self, counts: list[tuple[int, int]], now: str) -> None: ...
+    def append_reads(self, reads: list[MemoryRead]) -> None: ...
 
 
 class ReadSink(Protocol):
@@ -53,10 +67,10 @@ class ReadSink(Protocol):
     @property
     def clock(self) -> Clock: ...
     @property
-    def store(self) -> _AccessStore: ...
+    def store(self) -> _ReadStore: ...
+    @property
+    def source_id(self) -> str: ...
     def transact(self, work: Callable[[], T]) -> T: ...
-    def log(self, kind: str, subject_type: str, subject_id: str, payload: dict[str, Any],
-            *, actor: str, now: str) -> Event: ...
 
 
 class ReadLog:
@@ -68,26 +82,25 @@ class ReadLog:
         self._lock = threading.Lock()
         self._flush_lock = threading.Lock()
         self._counts: Counter[int] = Counter()
-        self._agents: dict[str, _AgentReads] = {}
-        self._pending = 0
+        self._reads: list[MemoryRead] = []
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def record(self, agent: str, strategy: str, memory_ids: list[int]) -> dict[int, int]:
+    def record(self, agent: str, strategy: str, memory_ids: list[int], *,
+               org_id: str | None = None, thread_id: str | None = None,
+               surface: str = "grpc") -> dict[int, int]:
         """Buffer one recall; returns each memory's accesses not yet written."""
+        read = MemoryRead(self._ctx.clock.now_ts(), self._ctx.source_id, org_id, agent,
+                          thread_id, surface, strategy, tuple(memory_ids))
         with self._lock:
             self._counts.update(memory_ids)
-            reads = self._agents.setdefault(agent, _AgentReads())
-            reads.recalls += 1
-            reads.returned += len(memory_ids)
-            reads.strategies[strategy] += 1
-            self._pending += 1
+            self._reads.append(read)
             unwritten = {mid: self._counts[mid] for mid in memory_ids}
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="brainkeep-reads",
                                                 daemon=True)
                 self._thread.start()
-            full = self._pending >= FLUSH_AT_RECALLS
+            full = len(self._reads) >= FLUSH_AT_RECALLS
         if full:
             self._wake.set()
         return unwritten
@@ -97,28 +110,17 @@ class ReadLog:
         ctx = self._ctx
         with self._flush_lock:
             with self._lock:
-                counts, agents, recalls = self._counts, self._agents, self._pending
-                self._counts, self._agents, self._pending = Counter(), {}, 0
-            if not recalls:
+                counts, reads = self._counts, self._reads
+                self._counts, self._reads = Counter(), []
+            if not reads:
                 return 0
 
-            readers = {
-                agent: {"recalls": r.recalls, "returned": r.returned,
-                        "strategies": dict(sorted(r.strategies.items()))}
-                for agent, r in sorted(agents.items())
-            }
-
             def work() -> None:
-                now = ctx.clock.now_ts()
-                ctx.store.mnemo_add_access(sorted(counts.items()), now)
-                # One event per flush, not per agent: hashing an event costs
-                # ~0.1 ms of interpreter time that every in-flight RPC waits on.
-                ctx.log("memory.recall", "reads", "recall-batch",
-                        {"recalls": recalls, "readers": readers},
-                        actor="brainkeep", now=now)
+                ctx.store.mnemo_add_access(sorted(counts.items()), ctx.clock.now_ts())
+                ctx.store.append_reads(reads)
 
             ctx.transact(work)
-            return recalls
+            return len(reads)
 
     def _run(self) -> None:
         """Flush every interval while reads keep coming; exit once idle."""
@@ -128,8 +130,8 @@ class ReadLog:
             try:
                 self.flush()
             except Exception:  # a background thread has no caller to raise to
-                log.exception("writing recall access counts failed; they are dropped")
+                log.exception("writing recall reads and access counts failed; they are dropped")
             with self._lock:
-                if not self._pending:
+                if not self._reads:
                     self._thread = None
                     return

@@ -33,6 +33,8 @@ MAX_LIMIT = 100
 MAX_QUERY_CHARS = 8192
 SCAN_CAP = 5000
 GRAPH_SEEDS = 10
+# Widest vector list asked for when the engine returns unscoped candidates.
+VECTOR_ASK_MAX = 4096
 DEGRADED_SEMANTIC = "no-embedding-provider: semantic recall answered from the lexical list"
 DEGRADED_HYBRID = "no-embedding-provider: hybrid recall fused without the vector list"
 
@@ -125,9 +127,17 @@ def _keyword(
 def _vector(ctx: MnemoContext, plan: _Plan, n: int) -> list[tuple[Memory, float]]:
     if ctx.vectors is None:
         return []
-    hits = ctx.vectors.search_memories(plan.query, None, n * 4)
-    visible = {m.id: m for m in ctx.store.mnemo_visible(plan.filt, [mid for mid, _ in hits])}
-    return [(visible[mid], cos) for mid, cos in hits if mid in visible][:n]
+    # The read scope goes into the search (reference gap: it took 4·n from the
+    # whole brain and filtered afterwards, so a small tenant got almost
+    # nothing). An engine that only returns candidates is widened here.
+    ask = n * 4
+    while True:
+        hits = ctx.vectors.search_memories(plan.query, None, ask, scope=plan.filt)
+        visible = {m.id: m for m in ctx.store.mnemo_visible(plan.filt, [mid for mid, _ in hits])}
+        found = [(visible[mid], cos) for mid, cos in hits if mid in visible]
+        if len(found) >= n or len(hits) < ask or ask >= VECTOR_ASK_MAX:
+            return found[:n]
+        ask *= 4
 
 
 def _graph(ctx: MnemoContext, plan: _Plan, seeds: list[Memory]) -> list[Memory]:
@@ -228,8 +238,9 @@ def recall(ctx: MnemoContext, req: RecallInput) -> RecallResult:
 def _record_access(ctx: MnemoContext, plan: _Plan, hits: list[Scored]) -> list[Scored]:
     """Count the access on each returned memory (buffered, see ``reads``).
 
-    The read trace feeds TrajectoryAudit's read-only-retrieval signal; it
-    carries counts only, never the query text.
+    The read row (``memory_reads``, not the hash chain) feeds TrajectoryAudit's
+    read-only-retrieval signal; it names the tenant, never the query text.
     """
-    unwritten = ctx.reads.record(plan.filt.reader, plan.strategy, [s.memory.id for s in hits])
+    unwritten = ctx.reads.record(plan.filt.reader, plan.strategy, [s.memory.id for s in hits],
+                                 org_id=plan.filt.org_id)
     return [replace(s, unwritten_accesses=unwritten.get(s.memory.id, 0)) for s in hits]

@@ -109,12 +109,17 @@ class MnemoService:
         The one verifier ``brainkeep verify`` runs too (core/verify.py), over
         every row of the chains; what it reports is the reader's scope
         (core/mnemo/thread_scope.py): no other org's memories, no hidden ids.
+        The event log, pages and grants are checked from the newest proved
+        head (incremental, core/verify_since.py); a clean walk records its head.
         """
         agent = None if agent_id is None else v.agent_id(agent_id)
         thread = v.label(thread_id, "thread_id")
         visible = thread_scope.record_filter(self.ctx, thread_scope.reader_scope(agent),
                                              agent, thread)
-        return verify_memories(self.ctx.store, agent, thread, visible=visible)
+        return verify_memories(
+            self.ctx.store, agent, thread, visible=visible, incremental=True,
+            now=self.ctx.clock.now_ts(),
+            transact=self.ctx.transact)
 
     def trajectory_audit(self, *, agent_id: str | None, thread_id: str | None,
                          active_bank_ceiling: int | None, fact_key: str | None,

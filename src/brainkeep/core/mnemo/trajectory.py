@@ -17,17 +17,25 @@ so an agent's scope also covers MCP-side changes to its memories (an MCP
 ``forget`` is a ``memory.expire`` naming the memory's ``owner``).
 
 Every signal covers only memories the reader may see (core/mnemo/thread_scope.py:
-the agent in the no-org tenant, or that whole tenant for "all agents"); recall
-batches name agents, not memories, and are counted as before.
+the agent in the no-org tenant, or that whole tenant for "all agents"). Reads
+come from the read log (``memory_reads``, outside the hash chain, one row per
+recall), merged with the chain's events in time order and limited to the
+reader's tenant, so one org's audit never counts another org's reads. Brains
+older than migration 0014 also hold ``memory.recall`` batch events in the
+chain; they name agents, not a tenant, and are counted as before.
 """
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from brainkeep.core.mnemo import validation as v
 from brainkeep.core.mnemo.context import MnemoContext
+from brainkeep.core.mnemo.models import AuditEvent
+from brainkeep.core.mnemo.reads import MemoryRead
 from brainkeep.core.mnemo.thread_scope import reader_scope
 from brainkeep.errors import InvalidInput
 
@@ -107,9 +115,16 @@ def audit(ctx: MnemoContext, *, agent_id: str | None, thread_id: str | None,
     unlabelled: list[int] = []
     reads: dict[str, int] = {}
     writes: dict[str, int] = {}
-    for event in ctx.store.mnemo_audit_events(agent, thread, scope=scope, now=now):
+    events = ctx.store.mnemo_audit_events(agent, thread, scope=scope, now=now)
+    read_log = ctx.store.iter_reads(scope.org_id, agent, thread)
+    merged: Iterator[AuditEvent | MemoryRead] = heapq.merge(
+        events, read_log, key=lambda item: item.ts)
+    for event in merged:
         count += 1
-        if event.kind == "memory.recall":
+        if isinstance(event, MemoryRead):
+            reads[event.agent_id] = reads.get(event.agent_id, 0) + 1
+            continue
+        if event.kind == "memory.recall":  # a pre-0014 read batch in the chain
             for reader in event.readers:
                 if agent is None or reader == agent:
                     reads[reader] = reads.get(reader, 0) + 1

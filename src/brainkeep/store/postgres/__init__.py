@@ -18,7 +18,7 @@ How to write a method: see ``engine.py`` (placeholders ``%s``/``%(name)s``,
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from brainkeep.store.oauth_sql import OAuthMixin
@@ -34,13 +34,14 @@ from brainkeep.store.postgres.memories import MemoriesMixin
 from brainkeep.store.postgres.mnemo import MnemoMixin
 from brainkeep.store.postgres.pages import PagesMixin
 from brainkeep.store.postgres.pending import NotPorted, sqlite_methods
+from brainkeep.store.postgres.reads import ReadsMixin
 from brainkeep.store.postgres.tokens import TokensMixin
 from brainkeep.store.postgres.vectors import VectorsMixin
 
 
 class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, TokensMixin,
                     MnemoMixin, CheckpointsMixin, EventsMixin, AuditScansMixin,
-                    IntegrityMixin, VectorsMixin, OAuthMixin):
+                    IntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin):
     """A brain in one PostgreSQL database, shared by any number of processes."""
 
     engine_name = "postgres"
@@ -71,6 +72,9 @@ class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, Token
     def transaction(self) -> Iterator[None]:
         with self.db.transaction():
             yield
+
+    def session(self) -> AbstractContextManager[None]:
+        return self.db.session()
 
     def in_transaction(self) -> bool:
         return self.db.in_transaction()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 from brainkeep.core.integrity_rows import (
     AclState,
@@ -57,6 +58,26 @@ def _revoked(row: Row) -> str | None:
     return row["revoked_at"] if "revoked_at" in row.keys() else None
 
 
+def _only(column: str, ids: list[str] | list[int] | None, cast: str = "text"
+          ) -> tuple[str, dict[str, Any]]:
+    """`` WHERE column = ANY(ids)``, or nothing."""
+    if ids is None:
+        return "", {}
+    return f" WHERE {column} = ANY(%(bk_ids)s::{cast}[])", {"bk_ids": ids}
+
+
+def _chain_neighbour(alias: str, agent: str, thread: str, compare: str, pick: str) -> str:
+    """The row before/after one in its (agent, thread) chain; each arm keeps its index."""
+    base = f"FROM memories {alias} WHERE {alias}.agent_id = {agent} AND {alias}.id {compare}"
+    return (f"CASE WHEN {thread} IS NULL THEN (SELECT {pick} {base} "
+            f"AND {alias}.thread_id IS NULL ORDER BY {alias}.id {_DIR[compare]} LIMIT 1) "
+            f"ELSE (SELECT {pick} {base} AND {alias}.thread_id = {thread} "
+            f"ORDER BY {alias}.id {_DIR[compare]} LIMIT 1) END")
+
+
+_DIR = {"> a.id": "ASC", "< m.id": "DESC"}
+
+
 def _json_list(text: str | None) -> tuple[str, ...]:
     return tuple(json.loads(text or "[]"))
 
@@ -68,11 +89,14 @@ class IntegrityMixin:
 
     def state_marker_seq(self) -> int | None:
         """The first event recording an access state hash (None: none yet, an old brain)."""
+        # In seq order with LIMIT 1 (the primary key): stops at the first hit,
+        # at once on a new brain, so an incremental verify does not scan the log.
         value = self.db.scalar(
-            "SELECT MIN(seq) FROM events WHERE "
+            "SELECT seq FROM events WHERE "
             "jsonb_typeof(payload::jsonb -> 'state_hash') IS NOT NULL "
             "OR jsonb_typeof(payload::jsonb -> 'acl_hash') IS NOT NULL "
-            "OR jsonb_typeof(payload::jsonb -> 'delegation_hash') IS NOT NULL"
+            "OR jsonb_typeof(payload::jsonb -> 'delegation_hash') IS NOT NULL "
+            "ORDER BY seq LIMIT 1"
         )
         return None if value is None else int(value)
 
@@ -95,6 +119,36 @@ class IntegrityMixin:
             yield MemoryState(memory_from_row(row), row["bk_content"], row["bk_state"],
                               row["bk_last_seq"], _json_list(row["bk_tags"]))
 
+    def iter_chain_states_near(
+        self, anchors: list[tuple[str, str | None, int]]
+    ) -> Iterator[tuple[MemoryState, str | None]]:
+        """Rows at and just after each (agent, thread, row id), in chain order.
+
+        Each comes with the ``content_hash`` of the row before it in its chain
+        (None: it is the first), so an incremental verify checks a touched row
+        and its successor's link without walking the chain.
+        """
+        rows = self.db.stream(
+            "WITH a AS (SELECT * FROM unnest(%(agents)s::text[], %(threads)s::text[], "
+            "%(ids)s::bigint[]) AS a(agent, thread, id)), ids AS (SELECT id FROM a UNION "
+            "SELECT " + _chain_neighbour("n", "a.agent", "a.thread", "> a.id", "n.id")
+            + " FROM a) SELECT m.*, "
+            + _newest("memory", "bk_content", "content_hash", "m.uuid") + ", "
+            + _newest("memory", "bk_state", "state_hash", "m.uuid") + ", "
+            + _last_seq("memory", "m.uuid") + ", "
+            "(SELECT json_agg(t.tag)::text FROM memory_tags t WHERE t.memory_id = m.id) "
+            "AS bk_tags, " + _chain_neighbour("p", "m.agent_id", "m.thread_id", "< m.id",
+                                              "p.content_hash")
+            + " AS bk_previous FROM memories m WHERE m.id IN (SELECT id FROM ids) "
+            "ORDER BY m.agent_id, m.thread_id NULLS FIRST, m.id",
+            {"agents": [a for a, _, _ in anchors], "threads": [t for _, t, _ in anchors],
+             "ids": [i for _, _, i in anchors]},
+        )
+        for row in rows:
+            yield (MemoryState(memory_from_row(row), row["bk_content"], row["bk_state"],
+                               row["bk_last_seq"], _json_list(row["bk_tags"])),
+                   row["bk_previous"])
+
     def iter_vanished_memories(
         self, agent_id: str | None, thread_id: str | None
     ) -> Iterator[str]:
@@ -113,14 +167,16 @@ class IntegrityMixin:
         for row in rows:
             yield str(row[0])
 
-    def iter_page_states(self) -> Iterator[PageState]:
-        """Every page row (deleted ones too) with its record."""
+    def iter_page_states(self, ids: list[str] | None = None) -> Iterator[PageState]:
+        """Every page row (deleted ones too; ``ids``: only those) with its record."""
         subject = 'CAST(p.id AS TEXT) COLLATE "C"'
+        where, params = _only("p.id", None if ids is None else [int(i) for i in ids
+                                                                  if i.isdigit()], "bigint")
         rows = self.db.stream(
             "SELECT p.id, p.source_id, p.slug, p.content, p.content_hash, p.visibility, "
             "p.deleted_at, " + _newest("page", "bk_content", "content_hash", subject) + ", "
             + _newest("page", "bk_state", "state_hash", subject) + ", "
-            + _last_seq("page", subject) + " FROM pages p ORDER BY p.id"
+            + _last_seq("page", subject) + f" FROM pages p{where} ORDER BY p.id", params
         )
         for r in rows:
             yield PageState(str(r["id"]), r["source_id"], r["slug"], r["content"],
@@ -141,21 +197,24 @@ class IntegrityMixin:
         for row in rows:
             yield Vanished("page", str(row[0]), row[1], False)
 
-    def iter_acl_states(self) -> Iterator[AclState]:
-        """Every ACL row with the memory uuid it names and its record."""
+    def iter_acl_states(self, ids: list[str] | None = None) -> Iterator[AclState]:
+        """Every ACL row (``ids``: only those) with the memory uuid it names and its record."""
+        where, params = _only("a.id", ids)
         rows = self.db.stream(
             "SELECT a.*, m.uuid AS bk_memory, "
             + _newest("acl", "bk_state", "acl_hash", "a.id") + ", "
             + _last_seq("acl", "a.id")
-            + " FROM mnemo_acls a LEFT JOIN memories m ON m.id = a.memory_id ORDER BY a.id"
+            + f" FROM mnemo_acls a LEFT JOIN memories m ON m.id = a.memory_id{where} ORDER BY a.id",
+            params,
         )
         for r in rows:
             yield AclState(r["id"], r["bk_memory"], r["grantee"], r["permission"],
                            r["granted_by"], r["created_at"], r["expires_at"],
                            _revoked(r), r["bk_state"], r["bk_last_seq"])
 
-    def iter_delegation_states(self) -> Iterator[DelegationState]:
-        """Every delegation row with its items and its record."""
+    def iter_delegation_states(self, ids: list[str] | None = None) -> Iterator[DelegationState]:
+        """Every delegation row (``ids``: only those) with its items and its record."""
+        where, params = _only("d.id", ids)
         rows = self.db.stream(
             "SELECT d.*, "
             "(SELECT json_agg(i.tag)::text FROM mnemo_delegation_items i "
@@ -167,7 +226,8 @@ class IntegrityMixin:
             "WHERE e.subject_type = 'delegation' AND e.subject_id = d.id "
             "AND e.kind = 'delegation.create' ORDER BY e.seq LIMIT 1) AS bk_logged, "
             + _newest("delegation", "bk_state", "delegation_hash", "d.id") + ", "
-            + _last_seq("delegation", "d.id") + " FROM mnemo_delegations d ORDER BY d.id"
+            + _last_seq("delegation", "d.id") + f" FROM mnemo_delegations d{where} ORDER BY d.id",
+            params,
         )
         for r in rows:
             logged = r["bk_logged"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from brainkeep.store.sqlite.integrity import IntegrityMixin
 from brainkeep.store.sqlite.memories import MemoriesMixin
 from brainkeep.store.sqlite.mnemo import MnemoMixin
 from brainkeep.store.sqlite.pages import PagesMixin
+from brainkeep.store.sqlite.reads import ReadsMixin
 from brainkeep.store.sqlite.search_index import SQLiteSearchIndex
 from brainkeep.store.sqlite.tokens import TokensMixin
 from brainkeep.store.sqlite.vectors import VectorsMixin
@@ -29,7 +30,7 @@ from brainkeep.store.sqlite.vectors import VectorsMixin
 
 class SQLiteStore(
     PagesMixin, MemoriesMixin, EventsMixin, CursorsMixin, ChangesMixin, TokensMixin, MnemoMixin,
-    CheckpointsMixin, AuditScansMixin, IntegrityMixin, VectorsMixin, OAuthMixin,
+    CheckpointsMixin, AuditScansMixin, IntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
 ):
     """A brain in one SQLite file (WAL mode)."""
 
@@ -44,6 +45,9 @@ class SQLiteStore(
     def transaction(self) -> Iterator[None]:
         with self.db.transaction():
             yield
+
+    def session(self) -> AbstractContextManager[None]:
+        return nullcontext()  # one connection per thread already
 
     def close(self) -> None:
         self.db.close()

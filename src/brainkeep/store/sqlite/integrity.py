@@ -50,6 +50,13 @@ def _vanished_sql(subject_type: str, key: str, table: str, label: str) -> str:
     )
 
 
+def _only(column: str, ids: list[str] | list[int] | None) -> tuple[str, dict[str, str]]:
+    """`` WHERE column IN ids`` (one JSON parameter: no variable limit), or nothing."""
+    if ids is None:
+        return "", {}
+    return f" WHERE {column} IN (SELECT value FROM json_each(:bk_ids))", {"bk_ids": json.dumps(ids)}
+
+
 def _revoked(row: sqlite3.Row) -> str | None:
     """``revoked_at`` of a grant row (None where revocation deletes the row instead)."""
     return row["revoked_at"] if "revoked_at" in row.keys() else None
@@ -99,6 +106,37 @@ class IntegrityMixin:
             yield MemoryState(memory_from_row(row), row["bk_content"], row["bk_state"],
                               row["bk_last_seq"], tuple(json.loads(row["bk_tags"] or "[]")))
 
+    def iter_chain_states_near(
+        self, anchors: list[tuple[str, str | None, int]]
+    ) -> Iterator[tuple[MemoryState, str | None]]:
+        """Rows at and just after each (agent, thread, row id), in chain order.
+
+        Each comes with the ``content_hash`` of the row before it in its chain
+        (None: it is the first), so an incremental verify checks a touched row
+        and its successor's link without walking the chain.
+        """
+        near = json.dumps([[a, t, i] for a, t, i in anchors])
+        cursor = self.db.execute(
+            "WITH a AS (SELECT json_extract(value, '$[0]') AS agent, "
+            "json_extract(value, '$[1]') AS thread, json_extract(value, '$[2]') AS id "
+            "FROM json_each(:near)), ids AS (SELECT id FROM a UNION "
+            "SELECT (SELECT MIN(n.id) FROM memories n WHERE n.agent_id = a.agent "
+            "AND n.thread_id IS a.thread AND n.id > a.id) FROM a) "
+            "SELECT m.*, " + _newest("memory", "bk_content", "content_hash", "m.uuid") + ", "
+            + _newest("memory", "bk_state", "state_hash", "m.uuid") + ", "
+            + _last_seq("memory", "m.uuid") + ", "
+            "(SELECT json_group_array(t.tag) FROM memory_tags t WHERE t.memory_id = m.id) "
+            "AS bk_tags, (SELECT p.content_hash FROM memories p WHERE p.agent_id = m.agent_id "
+            "AND p.thread_id IS m.thread_id AND p.id < m.id ORDER BY p.id DESC LIMIT 1) "
+            "AS bk_previous FROM memories m WHERE m.id IN (SELECT id FROM ids) "
+            "ORDER BY m.agent_id, m.thread_id, m.id",
+            {"near": near},
+        )
+        for row in cursor:
+            yield (MemoryState(memory_from_row(row), row["bk_content"], row["bk_state"],
+                               row["bk_last_seq"], tuple(json.loads(row["bk_tags"] or "[]"))),
+                   row["bk_previous"])
+
     def iter_vanished_memories(
         self, agent_id: str | None, thread_id: str | None
     ) -> Iterator[str]:
@@ -119,14 +157,16 @@ class IntegrityMixin:
         for row in cursor:
             yield str(row[0])
 
-    def iter_page_states(self) -> Iterator[PageState]:
-        """Every page row (deleted ones too) with its record."""
+    def iter_page_states(self, ids: list[str] | None = None) -> Iterator[PageState]:
+        """Every page row (deleted ones too; ``ids``: only those) with its record."""
         subject = "CAST(p.id AS TEXT)"
+        where, params = _only("p.id", None if ids is None else [int(i) for i in ids
+                                                                  if i.isdigit()])
         cursor = self.db.execute(
             "SELECT p.id, p.source_id, p.slug, p.content, p.content_hash, p.visibility, "
             "p.deleted_at, " + _newest("page", "bk_content", "content_hash", subject) + ", "
             + _newest("page", "bk_state", "state_hash", subject) + ", "
-            + _last_seq("page", subject) + " FROM pages p ORDER BY p.id"
+            + _last_seq("page", subject) + f" FROM pages p{where} ORDER BY p.id", params
         )
         for r in cursor:
             yield PageState(str(r["id"]), r["source_id"], r["slug"], r["content"],
@@ -146,21 +186,24 @@ class IntegrityMixin:
         for row in cursor:
             yield Vanished("page", str(row[0]), row[1], False)
 
-    def iter_acl_states(self) -> Iterator[AclState]:
-        """Every ACL row with the memory uuid it names and its record."""
+    def iter_acl_states(self, ids: list[str] | None = None) -> Iterator[AclState]:
+        """Every ACL row (``ids``: only those) with the memory uuid it names and its record."""
+        where, params = _only("a.id", ids)
         cursor = self.db.execute(
             "SELECT a.*, m.uuid AS bk_memory, "
             + _newest("acl", "bk_state", "acl_hash", "a.id") + ", "
             + _last_seq("acl", "a.id")
-            + " FROM mnemo_acls a LEFT JOIN memories m ON m.id = a.memory_id ORDER BY a.id"
+            + f" FROM mnemo_acls a LEFT JOIN memories m ON m.id = a.memory_id{where} ORDER BY a.id",
+            params,
         )
         for r in cursor:
             yield AclState(r["id"], r["bk_memory"], r["grantee"], r["permission"],
                            r["granted_by"], r["created_at"], r["expires_at"],
                            _revoked(r), r["bk_state"], r["bk_last_seq"])
 
-    def iter_delegation_states(self) -> Iterator[DelegationState]:
-        """Every delegation row with its items and its record."""
+    def iter_delegation_states(self, ids: list[str] | None = None) -> Iterator[DelegationState]:
+        """Every delegation row (``ids``: only those) with its items and its record."""
+        where, params = _only("d.id", ids)
         cursor = self.db.execute(
             "SELECT d.*, "
             "(SELECT json_group_array(i.tag) FROM mnemo_delegation_items i "
@@ -172,7 +215,8 @@ class IntegrityMixin:
             "WHERE e.subject_type = 'delegation' AND e.subject_id = d.id "
             "AND e.kind = 'delegation.create' ORDER BY e.seq LIMIT 1) AS bk_logged, "
             + _newest("delegation", "bk_state", "delegation_hash", "d.id") + ", "
-            + _last_seq("delegation", "d.id") + " FROM mnemo_delegations d ORDER BY d.id"
+            + _last_seq("delegation", "d.id") + f" FROM mnemo_delegations d{where} ORDER BY d.id",
+            params,
         )
         for r in cursor:
             logged = r["bk_logged"]
