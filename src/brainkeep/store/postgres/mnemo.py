@@ -3,7 +3,7 @@
 The same methods, the same ordering. Visibility comes from ``visibility.py``
 (``store/sql_scope.py`` in PostgreSQL dialect), never a copy. What differs
 from SQLite is mechanics only: ``%(name)s`` placeholders, ``= ANY(array)``
-instead of IN lists, ``strpos`` for ``instr``, no FTS rows to delete
+instead of IN lists, no FTS rows to delete
 (``memories.tsv`` is generated and goes NULL on delete and redact), and
 hard-delete cascades declared by the migrations' foreign keys (tags,
 relations, ACLs, topic membership: ``ON DELETE CASCADE``, as on SQLite).
@@ -17,6 +17,7 @@ from brainkeep.core.mnemo.models import Acl, Delegation, Grant, MemoryFilter
 from brainkeep.core.models import Memory
 from brainkeep.store.postgres import visibility
 from brainkeep.store.postgres.engine import PostgresEngine
+from brainkeep.store.postgres.grep import grep_memories
 from brainkeep.store.rows import memory_from_row
 
 
@@ -60,14 +61,8 @@ class MnemoMixin:
     def mnemo_exact(self, filt: MemoryFilter, needle: str, limit: int) -> list[Memory]:
         """Memories containing ``needle`` (case-insensitive), newest first."""
         where, params = memory_filter_sql(filt)
-        params.update({"needle": needle, "limit": limit})
-        # lower() of a COLLATE "C" column folds ASCII only, as SQLite's does.
-        rows = self.db.all(
-            f"SELECT m.* FROM memories m WHERE {where} "
-            "AND strpos(lower(m.text), lower(%(needle)s)) > 0 "
-            "ORDER BY m.created_at DESC, m.id DESC LIMIT %(limit)s",
-            params,
-        )
+        rows = grep_memories(self.db, where, params, [needle], limit,
+                             source_id=filt.source_id)
         return [memory_from_row(r) for r in rows]
 
     def mnemo_visible(self, filt: MemoryFilter, memory_ids: list[int]) -> list[Memory]:
@@ -81,20 +76,12 @@ class MnemoMixin:
         return [memory_from_row(r) for r in rows]
 
     def mnemo_scan(self, filt: MemoryFilter, terms: list[str], limit: int) -> list[Memory]:
-        """Readable memories containing any of ``terms`` (no index: used for ``as_of``)."""
+        """Readable memories containing any of ``terms`` (the trigram index: used for ``as_of``)."""
         if not terms:
             return []
         where, params = memory_filter_sql(filt)
-        any_term = " OR ".join(
-            f"strpos(lower(m.text), %(term{i})s) > 0" for i in range(len(terms))
-        )
-        params.update({f"term{i}": term.lower() for i, term in enumerate(terms)})
-        params["limit"] = limit
-        rows = self.db.all(
-            f"SELECT m.* FROM memories m WHERE {where} AND ({any_term}) "
-            "ORDER BY m.created_at DESC, m.id DESC LIMIT %(limit)s",
-            params,
-        )
+        rows = grep_memories(self.db, where, params, [term.lower() for term in terms], limit,
+                             source_id=filt.source_id, lower_needles=False)
         return [memory_from_row(r) for r in rows]
 
     def mnemo_relations(self, memory_ids: list[int]) -> list[tuple[int, int]]:

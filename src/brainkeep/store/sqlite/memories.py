@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.scope import ReadScope
 from brainkeep.store.rows import memory_from_row
 from brainkeep.store.sqlite import visibility
 from brainkeep.store.sqlite.engine import SQLiteEngine
+from brainkeep.store.sqlite.grep import grep_memories
 
 ACTIVE = "expired_at IS NULL AND deleted_at IS NULL AND (valid_until IS NULL OR valid_until > ?)"
 
@@ -141,33 +143,36 @@ class MemoriesMixin:
         text_contains: str | None = None,
         limit: int = 50,
     ) -> list[Memory]:
-        """Memories matching every given filter (they compose), newest first."""
-        clauses = ["source_id = ?"]
-        params: list[object] = [source_id]
+        """Memories matching every given filter (they compose), newest first.
+
+        ``text_contains`` reads the trigram index (``store/sqlite/grep.py``),
+        never every row.
+        """
+        params: dict[str, Any] = {"source": source_id}
+        bind = visibility.named(params)
+        clauses = ["m.source_id = :source"]
         if entity_slug is not None:
-            clauses.append("entity_slug = ?")
-            params.append(entity_slug)
+            clauses.append(f"m.entity_slug = {bind(entity_slug)}")
         if since is not None:
-            clauses.append("created_at >= ?")
-            params.append(since)
+            clauses.append(f"m.created_at >= {bind(since)}")
         if session_id is not None:
-            clauses.append("session_id = ?")
-            params.append(session_id)
-        bind = visibility.positional(params)
-        clauses.append(visibility.readable(scope, now, bind, "memories"))
-        clauses.append(visibility.live(now, bind, "memories", as_of=scope.as_of,
+            clauses.append(f"m.session_id = {bind(session_id)}")
+        clauses.append(visibility.readable(scope, now, bind))
+        clauses.append(visibility.live(now, bind, as_of=scope.as_of,
                                        include_expired=include_expired))
-        if text_contains:
-            clauses.append("instr(lower(text), lower(?)) > 0")
-            params.append(text_contains)
         if kinds:
-            clauses.append(f"kind IN ({','.join('?' * len(kinds))})")
-            params.extend(kinds)
-        rows = self.db.all(
-            f"SELECT * FROM memories WHERE {' AND '.join(clauses)} "
-            "ORDER BY created_at DESC, id DESC LIMIT ?",
-            (*params, limit),
-        )
+            clauses.append(f"m.kind IN ({', '.join(bind(k) for k in kinds)})")
+        where = " AND ".join(clauses)
+        if text_contains:
+            rows = grep_memories(self.db, where, params, [text_contains], limit,
+                                 source_id=source_id)
+        else:
+            params["limit"] = limit
+            rows = self.db.all(
+                f"SELECT m.* FROM memories m WHERE {where} "
+                "ORDER BY m.created_at DESC, m.id DESC LIMIT :limit",
+                params,
+            )
         return [memory_from_row(r) for r in rows]
 
     def count_active_memories(

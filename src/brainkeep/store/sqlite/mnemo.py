@@ -21,6 +21,7 @@ from brainkeep.core.models import Memory
 from brainkeep.store.rows import in_list, memory_from_row
 from brainkeep.store.sqlite import visibility
 from brainkeep.store.sqlite.engine import SQLiteEngine
+from brainkeep.store.sqlite.grep import grep_memories
 
 
 def memory_filter_sql(filt: MemoryFilter) -> tuple[str, dict[str, Any]]:
@@ -59,13 +60,8 @@ class MnemoMixin:
     def mnemo_exact(self, filt: MemoryFilter, needle: str, limit: int) -> list[Memory]:
         """Memories containing ``needle`` (case-insensitive), newest first."""
         where, params = memory_filter_sql(filt)
-        params.update({"needle": needle, "limit": limit})
-        rows = self.db.all(
-            f"SELECT m.* FROM memories m WHERE {where} "
-            "AND instr(lower(m.text), lower(:needle)) > 0 "
-            "ORDER BY m.created_at DESC, m.id DESC LIMIT :limit",
-            params,
-        )
+        rows = grep_memories(self.db, where, params, [needle], limit,
+                             source_id=filt.source_id)
         return [memory_from_row(r) for r in rows]
 
     def mnemo_visible(self, filt: MemoryFilter, memory_ids: list[int]) -> list[Memory]:
@@ -78,20 +74,12 @@ class MnemoMixin:
         return [memory_from_row(r) for r in rows]
 
     def mnemo_scan(self, filt: MemoryFilter, terms: list[str], limit: int) -> list[Memory]:
-        """Readable memories containing any of ``terms`` (no FTS: used for ``as_of``)."""
+        """Readable memories containing any of ``terms`` (the trigram index: used for ``as_of``)."""
         if not terms:
             return []
         where, params = memory_filter_sql(filt)
-        any_term = " OR ".join(
-            f"instr(lower(m.text), :term{i}) > 0" for i in range(len(terms))
-        )
-        params.update({f"term{i}": term.lower() for i, term in enumerate(terms)})
-        params["limit"] = limit
-        rows = self.db.all(
-            f"SELECT m.* FROM memories m WHERE {where} AND ({any_term}) "
-            "ORDER BY m.created_at DESC, m.id DESC LIMIT :limit",
-            params,
-        )
+        rows = grep_memories(self.db, where, params, [term.lower() for term in terms], limit,
+                             source_id=filt.source_id, lower_needles=False)
         return [memory_from_row(r) for r in rows]
 
     def mnemo_relations(self, memory_ids: list[int]) -> list[tuple[int, int]]:
