@@ -97,6 +97,7 @@ def test_nearest_and_vector_count(store: Store) -> None:
         assert store.put_embeddings(rows) == 4
     index = store.search_index("default", model=MODEL, dim=DIM)
     assert (index.vector_count(CHUNK), index.vector_count(MEMORY)) == (3, 1)
+    assert index.build_vector_indexes() == {}  # a handful of rows: searched exactly
 
     hits = index.nearest(CHUNK, unit(1, 0.09, 0), ALL_PAGES, 3)
     assert [h.id for h in hits] == [c3, c1, c2]  # best cosine first

@@ -19,6 +19,7 @@ from typing import Protocol
 
 import numpy as np
 
+from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.models import Memory, Page
 from brainkeep.core.query import PageScope, words_of
 from brainkeep.core.retrieval import CHUNK, MEMORY, NewEmbedding, ScoredId
@@ -117,6 +118,20 @@ class Embeddings:
         # Memories that exist when the brain opens are the backfill's job.
         self._memory_floor = store.max_memory_id()
 
+    def using(self, provider: Embedder) -> Embeddings:
+        """The same brain side with another provider of the same model space.
+
+        For ``brainkeep embed``, which runs the model tuned for throughput
+        rather than for one query's latency.
+
+        Raises:
+            ValueError: ``provider`` makes vectors of another model space.
+        """
+        if (provider.model_id, provider.dimensions) != (self.model, self.dim):
+            raise ValueError(f"{provider.model_id}/{provider.dimensions} is not "
+                             f"{self.model}/{self.dim}")
+        return Embeddings(self.store, provider, self.source_id, index=self.index)
+
     # -- embedding ---------------------------------------------------------
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -150,8 +165,13 @@ class Embeddings:
 
     # -- writes ------------------------------------------------------------
 
-    def prepare_chunks(self, texts: Sequence[str], title: str = "") -> PreparedChunks | None:
+    def prepare_chunks(
+        self, texts: Sequence[str], title: str = "", *, embed: bool = True
+    ) -> PreparedChunks | None:
         """Vectors for chunk texts (their ``embedding_text``): reused when stored, else embedded.
+
+        With ``embed=False`` only stored vectors are reused (the model never
+        runs); the other chunks are left to `brainkeep embed`.
 
         Returns None when the provider is unavailable: the page is saved
         without vectors and `brainkeep embed` fills them in later.
@@ -159,7 +179,7 @@ class Embeddings:
         hashes = {text_hash(t): t for t in (embedding_text(c, title) for c in texts)}
         stored = self.store.stored_vectors_by_hash(self.model, self.dim, list(hashes))
         todo = [(h, t) for h, t in hashes.items() if h not in stored]
-        if todo:
+        if todo and embed:
             try:
                 fresh = self.embed([t for _, t in todo])
             except Unavailable as exc:
@@ -274,6 +294,29 @@ class Embeddings:
         return len(tasks)
 
 
+class StoredVectorsOnly:
+    """A page embedder that never runs the model (``core.pages.PageService.embedder``).
+
+    For bulk writes that must not hold the write lock during model runs
+    (``import_dir``): a rewritten page's unchanged chunks keep their vectors
+    (found by text hash), so the backfill afterwards embeds only changed text.
+    """
+
+    def __init__(self, embeddings: Embeddings) -> None:
+        self.embeddings = embeddings
+
+    def prepare_chunks(self, texts: Sequence[str], title: str = "") -> PreparedChunks | None:
+        return self.embeddings.prepare_chunks(texts, title, embed=False)
+
+    def write_page(self, page: Page, prepared: PreparedChunks) -> None:
+        self.embeddings.write_page(page, prepared)
+
+
+def stored_vectors_only(embedder: object) -> StoredVectorsOnly | None:
+    """``embedder`` restricted to stored vectors; None when it is not an ``Embeddings``."""
+    return StoredVectorsOnly(embedder) if isinstance(embedder, Embeddings) else None
+
+
 class MemoryVectorSearch:
     """The vector arm of gRPC recall (``core.mnemo.context.MemoryVectors``).
 
@@ -286,11 +329,12 @@ class MemoryVectorSearch:
         self.embeddings = embeddings
 
     def search_memories(
-        self, query: str, memory_ids_filter: list[int] | None, limit: int
+        self, query: str, memory_ids_filter: list[int] | None, limit: int, *,
+        scope: MemoryFilter | None = None,
     ) -> list[tuple[int, float]]:
         only = set(memory_ids_filter) if memory_ids_filter is not None else None
         try:
-            hits = self.embeddings.memory_hits(query, limit, scope=None, only=only)
+            hits = self.embeddings.memory_hits(query, limit, scope=scope, only=only)
         except Unavailable as exc:
             log.warning("recall without its vector arm: %s", exc.message)
             return []

@@ -2,9 +2,9 @@
 
 Core analyses the query (``core.query.QueryTerms``) and fuses ranked lists
 (``core.fusion``); an engine answers the two primitive questions, each as
-scored ids best first, with its own mechanics (SQLite: FTS5 and an exact
-numpy index, ``store/sqlite/search_index.py``; Postgres: tsvector and
-pgvector). Nothing here names a query syntax, a rowid or a watermark.
+scored ids best first, with its own mechanics (SQLite: FTS5 and a mmapped
+HNSW index with an exact delta, ``store/sqlite/search_index.py``; Postgres:
+tsvector and pgvector). Nothing here names a query syntax, a rowid or a watermark.
 
 Kinds: ``chunk`` (page chunks; ``ScoredId.page_id`` is the chunk's page),
 ``page`` (titles and aliases; keyword only; ``id`` = ``page_id``) and
@@ -15,20 +15,22 @@ MCP facts, ``MemoryFilter`` for gRPC recall), passed through as is.
 Keyword scores are positive, larger is better (BM25 for SQLite); nearest
 scores are cosines. ``keyword`` applies the whole scope. ``nearest`` returns
 candidates: an engine may pre-filter by the scope as far as its index allows
-(SQLite: the row's private flag), and callers re-check every hit with the
+(SQLite: the row's private flag for chunks, the whole scope for memories;
+PostgreSQL: inside the HNSW scan), and callers re-check every hit with the
 store before showing it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Protocol
 
 from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.query import PageScope, QueryTerms
 from brainkeep.core.retrieval import FactFilter, ScoredId
+
+if TYPE_CHECKING:  # annotations only: a serve answering tools/list must not load numpy
+    import numpy as np
 
 SearchScope = PageScope | FactFilter | MemoryFilter
 
@@ -62,4 +64,15 @@ class SearchIndex(Protocol):
 
     def vector_count(self, kind: str) -> int:
         """Vectors of ``kind`` the index holds in its model space, caught up with writes."""
+        ...
+
+    def build_vector_indexes(self) -> dict[str, int]:
+        """Bring approximate vector indexes up to date now, in this thread (after a backfill).
+
+        Returns kind -> vectors the rebuilt index holds, for each kind rebuilt.
+        Empty when nothing needed it: an engine that maintains its index on
+        every write, or a space still small enough to be searched exactly.
+        Searches never wait for this; without it a serving process rebuilds
+        in the background.
+        """
         ...

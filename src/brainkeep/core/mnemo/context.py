@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from brainkeep.core.clock import Clock
+from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.mnemo.reads import ReadLog
 from brainkeep.core.mnemo.writer import GroupCommit
 from brainkeep.core.models import Event, Memory, NewEvent
@@ -22,12 +23,14 @@ class MemoryVectors(Protocol):
     """The vector arm of recall (the embeddings work plugs in here; None today).
 
     ``search_memories`` returns ``(memories.id, cosine)`` pairs, best first,
-    optionally restricted to ``memory_ids_filter``. Visibility is applied
-    afterwards by the store, so the arm may return ids the caller cannot read.
+    optionally restricted to ``memory_ids_filter``. Given ``scope``, the
+    engine returns the nearest rows that pass it (SQLite) or candidates
+    (others); the store re-applies visibility afterwards either way.
     """
 
     def search_memories(
-        self, query: str, memory_ids_filter: list[int] | None, limit: int
+        self, query: str, memory_ids_filter: list[int] | None, limit: int, *,
+        scope: MemoryFilter | None = None,
     ) -> list[tuple[int, float]]: ...
 
 

@@ -43,6 +43,12 @@ class VectorSource(Protocol):
     def embedding_tombstones(
         self, after_seq: int
     ) -> tuple[int | None, list[tuple[int, int]]]: ...
+    def live_embedding_ids(
+        self, source_id: str, kind: str, model: str, dim: int, *, upto: int
+    ) -> np.ndarray: ...
+    def embeddings_of_items(
+        self, source_id: str, kind: str, model: str, dim: int, item_ids: list[int]
+    ) -> StoredEmbeddings: ...
 
 
 class SQLiteVectorRows:
@@ -88,6 +94,35 @@ class SQLiteVectorRows:
         )
         return (None if first is None else int(first)), [(int(r[0]), int(r[1])) for r in rows]
 
+    def live_embedding_ids(
+        self, source_id: str, kind: str, model: str, dim: int, *, upto: int
+    ) -> np.ndarray:
+        """Ids (ascending) of this space's rows with ``id <= upto`` still present."""
+        rows = self.db.execute(
+            "SELECT id FROM embeddings WHERE source_id = ? AND kind = ? AND model = ? "
+            "AND id <= ? AND dim = ? ORDER BY id",
+            (source_id, kind, model, upto, dim),
+        ).fetchall()
+        return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+
+    def embeddings_of_items(
+        self, source_id: str, kind: str, model: str, dim: int, item_ids: list[int]
+    ) -> StoredEmbeddings:
+        """This space's vectors of the given chunks or memories (any order)."""
+        found: list[tuple[int, int, int, int, bytes]] = []
+        for lo in range(0, len(item_ids), 500):
+            part = item_ids[lo : lo + 500]
+            found += self.db.execute(
+                "SELECT id, item_id, COALESCE(page_id, 0), private, vector FROM embeddings "
+                f"WHERE kind = ? AND item_id IN ({','.join('?' * len(part))}) "
+                "AND +source_id = ? AND model = ? AND dim = ?",
+                (kind, *part, source_id, model, dim),
+            ).fetchall()
+        if not found:
+            return StoredEmbeddings((), (), (), (), b"")
+        ids, items, pages, private, blobs = zip(*found, strict=True)
+        return StoredEmbeddings(ids, items, pages, tuple(map(bool, private)), b"".join(blobs))
+
 
 @dataclass(frozen=True)
 class VectorHit:
@@ -116,12 +151,23 @@ class VectorIndex:
     """
 
     def __init__(self, store: VectorSource, *, source_id: str, kind: str, model: str,
-                 dim: int) -> None:
+                 dim: int, floor: int = 0, floor_tomb_seq: int = 0) -> None:
+        """An index of rows with ``id > floor``.
+
+        ``floor`` > 0 makes it the delta of an ANN base holding every row up
+        to ``floor`` as of tombstone ``floor_tomb_seq``: tombstones of those
+        rows land in ``dead_below``, and ``below_lost`` says they could not be
+        followed (pruned), so the owner must recompute them.
+        """
         self.store = store
         self.source_id = source_id
         self.kind = kind
         self.model = model
         self.dim = dim
+        self.floor = floor
+        self.floor_tomb_seq = floor_tomb_seq
+        self.dead_below: set[int] = set()  # base rows deleted since (floor > 0 only)
+        self.below_lost = False
         self._lock = threading.Lock()
         self._reset()
 
@@ -135,8 +181,9 @@ class VectorIndex:
         self._n = 0
         self._dead = 0
         self._pos: dict[int, int] = {}
-        self._max_id = 0
-        self._tomb_seq = 0
+        self._max_id = self.floor
+        self._tomb_seq = self.floor_tomb_seq
+        self.dead_below = set()
         self._mark: tuple[int, int] | None = None
         self._snapshot: _Snapshot | None = None
 
@@ -156,10 +203,13 @@ class VectorIndex:
             mark = self.store.embedding_watermark()
             if mark == self._mark:
                 return
-            if self._mark is None or not self._apply_tombstones(mark[1]):
+            # A delta's first look replays the tombstones since its base was built.
+            first_delta = self._mark is None and self.floor > 0
+            if (self._mark is None and not first_delta) or not self._apply_tombstones(mark[1]):
                 self._reset()
                 # A full load reflects every deletion up to now.
                 self._tomb_seq = mark[1]
+                self.below_lost = self.floor > 0
             self._append_new()
             if self._dead > COMPACT_DEAD_SHARE * max(self._n, 1) and self._dead > 256:
                 self._compact()
@@ -182,6 +232,8 @@ class VectorIndex:
             if pos is not None and self._alive[pos]:
                 self._alive[pos] = False
                 self._dead += 1
+            elif pos is None and embedding_id <= self.floor:
+                self.dead_below.add(embedding_id)
             self._tomb_seq = seq
         return True
 

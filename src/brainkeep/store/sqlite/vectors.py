@@ -164,15 +164,19 @@ class VectorsMixin:
         )
         if kind == CHUNK:
             rows = self.db.all(
+                # CROSS JOIN and +source_id pin the plan to walking ids upward
+                # from after_item (else: every row of the source, then a sort,
+                # per batch; measured 1,800 -> 100 rows/s at 400K chunks).
                 "SELECT x.id, x.page_id, p.visibility, x.text, p.title FROM chunks x "
-                "JOIN pages p ON p.id = x.page_id WHERE p.source_id = ? "
+                "CROSS JOIN pages p ON p.id = x.page_id WHERE +p.source_id = ? "
                 f"AND p.deleted_at IS NULL AND x.id > ? AND {missing} ORDER BY x.id LIMIT ?",
                 (source_id, after_item, kind, model, dim, limit),
             )
         else:
             rows = self.db.all(
-                "SELECT x.id, NULL, x.visibility, x.text, '' FROM memories x WHERE x.source_id = ? "
-                "AND x.expired_at IS NULL AND x.deleted_at IS NULL AND x.id > ? "
+                "SELECT x.id, NULL, x.visibility, x.text, '' FROM memories x "
+                "WHERE +x.source_id = ? AND x.expired_at IS NULL AND x.deleted_at IS NULL "
+                "AND x.id > ? "
                 f"AND {missing} ORDER BY x.id LIMIT ?",
                 (source_id, after_item, kind, model, dim, limit),
             )
