@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import click
@@ -38,6 +39,8 @@ def report_data(report: BackfillReport) -> dict[str, Any]:
         "seconds": round(report.seconds, 3),
         "texts_per_s": round(report.texts_per_s, 1),
         "dropped_old_vectors": report.dropped_old,
+        "model_calls": report.model_calls,
+        "cpu_seconds": round(report.cpu_seconds, 3),
     }
 
 
@@ -64,8 +67,13 @@ def run_backfill(cli: CliContext, brain: Brain, batch_size: int = BATCH_TEXTS) -
             rate = f"{speed:.0f} texts/s" if speed else ""
             bar.update(task, completed=count, total=total, rate=rate)
 
+        tuned = getattr(brain.embeddings.provider, "for_backfill", None)
+        # The local model runs one run per core for a backfill (the server's
+        # provider is tuned for one query's latency); same vectors either way.
+        bulk = tuned() if tuned is not None else None
+        embeddings = brain.embeddings if bulk is None else brain.embeddings.using(bulk)
         try:
-            return backfill(brain.embeddings, batch=batch_size, progress=tick)
+            return backfill(embeddings, batch=batch_size, progress=tick)
         except KeyboardInterrupt:
             bar.stop()
             click.echo(
@@ -73,6 +81,9 @@ def run_backfill(cli: CliContext, brain: Brain, batch_size: int = BATCH_TEXTS) -
                 err=True,
             )
             raise SystemExit(130) from None
+        finally:
+            if bulk is not None:
+                bulk.close()
 
 
 @click.command()
@@ -81,12 +92,17 @@ def run_backfill(cli: CliContext, brain: Brain, batch_size: int = BATCH_TEXTS) -
     type=click.IntRange(1, 10_000),
     default=BATCH_TEXTS,
     show_default=True,
-    help="Texts per model call and per commit (an interruption loses at most one batch).",
+    help="Texts per model call and per commit (an interruption loses at most two batches).",
 )
 @json_option
 @pass_cli
 def embed(cli: CliContext, batch_size: int) -> None:
     """Embed every page chunk and fact that has no vector yet; safe to interrupt and re-run.
+
+    Texts that already have a vector (an identical text elsewhere, or an
+    earlier run) are copied, not embedded. Safe while `brainkeep serve` serves
+    the same brain: each batch commits in its own short transaction. Progress
+    goes to stderr; --json prints the summary on stdout.
 
     If embeddings.model or its dimensions changed since the last run, every
     text is embedded again in the new model (old vectors are never mixed in).
@@ -102,6 +118,13 @@ def embed(cli: CliContext, batch_size: int) -> None:
     brain = cli.brain()
     report = run_backfill(cli, brain, batch_size)
     data = report_data(report)
+    # Built here rather than by the first server search (a background
+    # build there serves exact search, with its memory cost, until done).
+    if not cli.json_mode:
+        click.echo("updating the vector index…", err=True)
+    started = time.perf_counter()
+    indexed = brain.search_index.build_vector_indexes()
+    data["indexed"] = {"vectors": indexed, "seconds": round(time.perf_counter() - started, 3)}
 
     def human() -> None:
         plan = report.plan
@@ -118,5 +141,7 @@ def embed(cli: CliContext, batch_size: int) -> None:
             f"{plan.missing_memories} facts; {report.reused} reused) in {report.seconds:.1f} s "
             f"— {report.texts_per_s:.0f} texts/s with {plan.model}"
         )
+        for kind, count in indexed.items():
+            click.echo(f"indexed {count} {kind} vectors for approximate search")
 
     emit(cli, data, human)

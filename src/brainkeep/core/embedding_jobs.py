@@ -1,19 +1,30 @@
 """Backfill: give every live chunk and active memory a vector in the current model space.
 
 Resumable by construction: work is "rows without a vector in this space",
-committed a batch at a time, so an interrupted run loses at most one batch
-and the next run continues where it stopped. Switching models (a different
-model id or dimension than the one recorded in ``meta``) makes every row
-"missing" again, so everything is re-embedded; vectors of the old space are
-never searched meanwhile (indexes load one space only) and are deleted once
-the new space is complete.
+committed a batch at a time, so an interrupted run loses at most the batches
+in flight (two) and the next run continues where it stopped. Switching models
+(a different model id or dimension than the one recorded in ``meta``) makes
+every row "missing" again, so everything is re-embedded; vectors of the old
+space are never searched meanwhile (indexes load one space only) and are
+deleted once the new space is complete.
+
+Throughput (docs/search.md, ``bench/embed_cli.py``): tasks are read a window
+at a time and sorted by length, so each model call holds texts of about one
+length and the model pads little; a text whose hash already has a vector in
+this space (another row, or an earlier run) is copied, not embedded, and
+equal texts in a window are embedded once; the model embeds batch k+1 on a
+worker thread while this thread commits batch k, each batch in one short
+write transaction, so a server on the same brain keeps writing meanwhile.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+
+import numpy as np
 
 from brainkeep.core.embedding import (
     SPACE_DIM_KEY,
@@ -23,9 +34,13 @@ from brainkeep.core.embedding import (
     text_hash,
     to_blob,
 )
-from brainkeep.core.retrieval import CHUNK, MEMORY, NewEmbedding
+from brainkeep.core.retrieval import CHUNK, MEMORY, EmbedTask, NewEmbedding
 
-BATCH_TEXTS = 256
+# Texts per model call and per commit: large enough to keep every core busy
+# for a while, small enough that a commit is short and an interruption cheap.
+BATCH_TEXTS = 512
+# Tasks read (and length-sorted) at once, in batches: more cuts padding further.
+WINDOW_BATCHES = 8
 # Tombstones kept after a backfill: enough for other processes to catch up
 # incrementally; one that fell further behind simply reloads its matrix.
 KEEP_TOMBSTONES = 50_000
@@ -59,13 +74,20 @@ class BackfillReport:
 
     plan: BackfillPlan
     embedded: int  # texts run through the model
-    reused: int  # rows filled from an identical text's stored vector
+    reused: int  # rows filled from an identical text's stored (or just embedded) vector
     seconds: float
     dropped_old: int  # vectors of other model spaces deleted at the end
+    model_calls: int = 0  # ``Embeddings.embed`` calls
+    cpu_seconds: float = 0.0  # this process, all threads (the model's included)
 
     @property
     def texts_per_s(self) -> float:
         return self.embedded / self.seconds if self.seconds > 0 else 0.0
+
+
+def task_text(task: EmbedTask) -> str:
+    """The text the model sees for a task: chunks as readable text under their title."""
+    return embedding_text(task.text, task.title) if task.kind == CHUNK else task.text
 
 
 def plan_backfill(embeddings: Embeddings) -> BackfillPlan:
@@ -87,52 +109,114 @@ def backfill(
 ) -> BackfillReport:
     """Embed everything that lacks a vector in the current space; record the space.
 
+    Args:
+        embeddings: The brain's embedding side (provider + store).
+        batch: Texts per model call and per commit.
+        progress: Called with (rows done, rows planned) after each commit.
+
     Raises:
         Unavailable: the provider failed; batches already committed are kept.
     """
     plan = plan_backfill(embeddings)
-    store, source = embeddings.store, embeddings.source_id
-    embedded = reused = done = 0
-    started = time.perf_counter()
+    store = embeddings.store
+    counts = {"embedded": 0, "reused": 0, "done": 0, "calls": 0}
+    started, cpu_started = time.perf_counter(), time.process_time()
     if progress is not None:
         progress(0, plan.total)
+
+    def commit(rows: list[NewEmbedding]) -> None:
+        with store.transaction():
+            store.put_embeddings(rows)
+        counts["done"] += len(rows)
+        if progress is not None:
+            progress(counts["done"], max(plan.total, counts["done"]))
+
+    # One worker thread: the model (which fans out over its own threads)
+    # runs while this thread talks to the store; the store stays on this thread.
+    with ThreadPoolExecutor(1, thread_name_prefix="backfill") as pool:
+        pending: tuple[list[_Work], Future[np.ndarray]] | None = None
+        for work in _batches(embeddings, batch, counts, commit):
+            counts["calls"] += 1
+            future = pool.submit(embeddings.embed, [w.text for w in work])
+            if pending is not None:
+                commit(_rows(embeddings, *pending))
+            pending = (work, future)
+        if pending is not None:
+            commit(_rows(embeddings, *pending))
+    seconds = time.perf_counter() - started
+    with store.transaction():
+        # Usually few: each re-embedded row replaced its old-space vector as it
+        # was committed; what is left belongs to rows no longer live.
+        dropped = store.delete_other_embeddings(embeddings.source_id, embeddings.model,
+                                                embeddings.dim)
+        store.set_meta(SPACE_MODEL_KEY, embeddings.model)
+        store.set_meta(SPACE_DIM_KEY, str(embeddings.dim))
+        store.prune_embedding_tombstones(KEEP_TOMBSTONES)
+    return BackfillReport(plan, counts["embedded"], counts["reused"], seconds, dropped,
+                          counts["calls"], time.process_time() - cpu_started)
+
+
+@dataclass(frozen=True)
+class _Work:
+    """One distinct text to embed and the tasks (rows) that get its vector."""
+
+    text: str
+    digest: str
+    tasks: tuple[EmbedTask, ...]
+
+
+def _batches(
+    embeddings: Embeddings, batch: int, counts: dict[str, int],
+    commit: Callable[[list[NewEmbedding]], None],
+) -> Iterator[list[_Work]]:
+    """Model-call batches of distinct, length-sorted texts; reusable vectors are committed here.
+
+    Reads a window of tasks per kind in id order (so the next window starts
+    after the last id read, whatever was committed), groups them by text hash,
+    commits rows whose text already has a vector in this space, and yields
+    the rest sorted by length (characters: a proxy that needs no second
+    tokenization; the provider sorts each call by tokens).
+    """
+    store = embeddings.store
     for kind in (CHUNK, MEMORY):
         after = 0
         while True:
             tasks = store.missing_embeddings(
-                source, kind, embeddings.model, embeddings.dim, after_item=after, limit=batch
+                embeddings.source_id, kind, embeddings.model, embeddings.dim,
+                after_item=after, limit=batch * WINDOW_BATCHES,
             )
             if not tasks:
                 break
-            # Chunks are embedded as readable text (links and markup removed).
-            texts_of = [
-                embedding_text(t.text, t.title) if t.kind == CHUNK else t.text for t in tasks
-            ]
-            hashes = [text_hash(t) for t in texts_of]
-            known = store.stored_vectors_by_hash(embeddings.model, embeddings.dim,
-                                                 list(set(hashes)))
-            todo = list(dict.fromkeys(h for h in hashes if h not in known))
-            if todo:
-                texts = dict(zip(hashes, texts_of, strict=True))
-                vectors = embeddings.embed([texts[h] for h in todo])
-                known.update({h: to_blob(v) for h, v in zip(todo, vectors, strict=True)})
-            embedded += len(todo)
-            reused += len(tasks) - len(todo)
-            rows = [
-                NewEmbedding(t.kind, t.item_id, source, t.page_id, t.private, embeddings.model,
-                             embeddings.dim, h, known[h])
-                for t, h in zip(tasks, hashes, strict=True)
-            ]
-            with store.transaction():
-                store.put_embeddings(rows)
-            done += len(tasks)
             after = tasks[-1].item_id
-            if progress is not None:
-                progress(done, max(plan.total, done))
-    seconds = time.perf_counter() - started
-    with store.transaction():
-        dropped = store.delete_other_embeddings(source, embeddings.model, embeddings.dim)
-        store.set_meta(SPACE_MODEL_KEY, embeddings.model)
-        store.set_meta(SPACE_DIM_KEY, str(embeddings.dim))
-        store.prune_embedding_tombstones(KEEP_TOMBSTONES)
-    return BackfillReport(plan, embedded, reused, seconds, dropped)
+            grouped: dict[str, tuple[str, list[EmbedTask]]] = {}
+            for task in tasks:
+                text = task_text(task)
+                grouped.setdefault(text_hash(text), (text, []))[1].append(task)
+            known = store.stored_vectors_by_hash(embeddings.model, embeddings.dim,
+                                                 list(grouped))
+            if known:
+                copied = [_row(embeddings, task, digest, blob)
+                          for digest, blob in known.items() for task in grouped.pop(digest)[1]]
+                counts["reused"] += len(copied)
+                commit(copied)
+            todo = sorted((_Work(text, digest, tuple(group))
+                           for digest, (text, group) in grouped.items()),
+                          key=lambda w: len(w.text))
+            for lo in range(0, len(todo), batch):
+                work = todo[lo : lo + batch]
+                counts["embedded"] += len(work)
+                counts["reused"] += sum(len(w.tasks) - 1 for w in work)
+                yield work
+
+
+def _rows(
+    embeddings: Embeddings, work: list[_Work], future: Future[np.ndarray]
+) -> list[NewEmbedding]:
+    vectors = future.result()  # re-raises the provider's Unavailable here
+    return [_row(embeddings, task, w.digest, to_blob(vector))
+            for w, vector in zip(work, vectors, strict=True) for task in w.tasks]
+
+
+def _row(embeddings: Embeddings, task: EmbedTask, digest: str, blob: bytes) -> NewEmbedding:
+    return NewEmbedding(task.kind, task.item_id, embeddings.source_id, task.page_id,
+                        task.private, embeddings.model, embeddings.dim, digest, blob)

@@ -136,9 +136,14 @@ def import_dir(pages: PageService, root: Path, progress: Progress | None = None)
     real_root = root.resolve()
     summary = ImportSummary(skipped=skipped)
     # The model must not run while a batch holds the write lock: import
-    # writes text only, and the caller backfills vectors afterwards
-    # (`brainkeep import` does; a library caller runs core.embedding_jobs).
-    pages = dataclasses.replace(pages, embedder=None)
+    # writes text only (reusing stored vectors of unchanged chunks), and the
+    # caller backfills vectors afterwards (`brainkeep import` does; a library
+    # caller runs core.embedding_jobs).
+    # Imported here: core.embedding pulls in numpy, which export and a
+    # provider-less import never need.
+    from brainkeep.core.embedding import stored_vectors_only
+
+    pages = dataclasses.replace(pages, embedder=stored_vectors_only(pages.embedder))
     for start in range(0, len(files), IMPORT_BATCH):
         batch = files[start : start + IMPORT_BATCH]
         with pages.store.transaction():
