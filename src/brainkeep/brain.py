@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from brainkeep.config import Settings
 from brainkeep.core.clock import Clock
-from brainkeep.core.dedup import EmbeddingSimilarity
-from brainkeep.core.embedding import Embeddings, MemoryVectorSearch
 from brainkeep.core.facts import FactService
-from brainkeep.core.hybrid import EmbeddingVectorArm, FactSearch
+from brainkeep.core.hybrid import FactSearch
 from brainkeep.core.mnemo.context import MnemoContext
 from brainkeep.core.mnemo.service import MnemoService
 from brainkeep.core.models import DEFAULT_SOURCE
@@ -25,16 +23,17 @@ from brainkeep.core.pages import PageService
 from brainkeep.core.search import SearchService
 from brainkeep.core.verbs.services import VerbServices
 from brainkeep.errors import BrainkeepError
-from brainkeep.providers import (
-    ChatSettings,
-    EmbeddingSettings,
-    close_provider,
-    make_chat_provider,
-    make_embedding_provider,
-)
-from brainkeep.store import SQLiteStore
 from brainkeep.store.base import Store
 from brainkeep.store.migrate_marker import refuse_half_migrated
+
+# Imported where used (the embedding services, the providers, the SQLite
+# engine): they pull in numpy and httpx, which a brain without an embedding
+# provider, and a command that never opens a brain, do not need.
+if TYPE_CHECKING:
+    from brainkeep.core.dedup import EmbeddingSimilarity
+    from brainkeep.core.embedding import Embeddings
+    from brainkeep.core.hybrid import EmbeddingVectorArm
+    from brainkeep.providers import ChatSettings, EmbeddingSettings
 
 log = logging.getLogger(__name__)
 
@@ -77,13 +76,20 @@ class Brain:
             )
         else:
             self.search_index = self.store.search_index(self.source_id)
-        self.embeddings = (
-            Embeddings(self.store, self.embedder, self.source_id, index=self.search_index)
-            if self.embedder is not None
-            else None
-        )
-        if self.embeddings is not None and self.memory_vectors is None:
-            self.memory_vectors = MemoryVectorSearch(self.embeddings)
+        self.embeddings: Embeddings | None = None
+        similarity: EmbeddingSimilarity | None = None
+        vector_arm: EmbeddingVectorArm | None = None
+        if self.embedder is not None:
+            from brainkeep.core.dedup import EmbeddingSimilarity
+            from brainkeep.core.embedding import Embeddings, MemoryVectorSearch
+            from brainkeep.core.hybrid import EmbeddingVectorArm
+
+            self.embeddings = Embeddings(self.store, self.embedder, self.source_id,
+                                         index=self.search_index)
+            similarity = EmbeddingSimilarity(self.embeddings)
+            vector_arm = EmbeddingVectorArm(self.embeddings)
+            if self.memory_vectors is None:
+                self.memory_vectors = MemoryVectorSearch(self.embeddings)
         self.pages = PageService(self.store, self.clock, self.source_id, embedder=self.embeddings)
         self.fact_search = FactSearch(self.store, self.search_index, self.source_id,
                                       self.embeddings)
@@ -91,14 +97,14 @@ class Brain:
             self.store,
             self.clock,
             self.source_id,
-            similarity=EmbeddingSimilarity(self.embeddings) if self.embeddings else None,
+            similarity=similarity,
             ranker=self.fact_search,
         )
         self.search = SearchService(
             self.store,
             self.search_index,
             self.source_id,
-            vector_arm=EmbeddingVectorArm(self.embeddings) if self.embeddings else None,
+            vector_arm=vector_arm,
             mode=str(self.settings.get("search.mode") or "hybrid"),
         )
         self.mnemo = MnemoService(
@@ -126,19 +132,37 @@ class Brain:
             chat_max_tokens=self.settings.get("chat.max_tokens"),
         )
 
+    def warm(self) -> None:
+        """Load the embedding model now instead of on the first call that needs it.
+
+        A serving process calls this in the background right after start, so
+        the first recall by query does not wait for the model; calls that
+        need no vectors run meanwhile. No provider: nothing to do.
+
+        Raises:
+            Unavailable: the configured model cannot be loaded.
+        """
+        if self.embeddings is not None:
+            self.embeddings.embed(["warm-up"])
+
     def close(self) -> None:
         # Buffered recall access counts go out while the store is still open.
         try:
             self.mnemo.flush_reads()
         except BrainkeepError as exc:
             log.warning("recall access counts not written at close: %s", exc.message)
-        for provider in self.owned:
-            close_provider(provider)
+        if self.owned:
+            from brainkeep.providers import close_provider
+
+            for provider in self.owned:
+                close_provider(provider)
         self.store.close()
 
 
 def embedding_settings(settings: Settings) -> EmbeddingSettings:
     """The embeddings.* config keys as provider settings (blank values mean unset)."""
+    from brainkeep.providers import EmbeddingSettings
+
     dims = int(settings.get("embeddings.dimensions") or 0)
     return EmbeddingSettings(
         provider=settings.get("embeddings.provider") or "none",
@@ -153,6 +177,8 @@ def embedding_settings(settings: Settings) -> EmbeddingSettings:
 
 def chat_settings(settings: Settings) -> ChatSettings:
     """The chat.* config keys as provider settings (blank values mean unset)."""
+    from brainkeep.providers import ChatSettings
+
     return ChatSettings(
         provider=settings.get("chat.provider") or "none",
         model=settings.get("chat.model") or None,
@@ -164,7 +190,13 @@ def chat_settings(settings: Settings) -> ChatSettings:
 
 def build_embedder(settings: Settings) -> Any:
     """The configured embedding provider, or None (raises ``InvalidInput`` on bad config)."""
+    from brainkeep.providers import make_embedding_provider
+
     return make_embedding_provider(embedding_settings(settings), settings.env)
+
+
+def _provider(settings: Settings, section: str) -> str:
+    return str(settings.get(f"{section}.provider") or "none")
 
 
 def open_store(settings: Settings) -> Store:
@@ -187,6 +219,8 @@ def open_store(settings: Settings) -> Store:
     else:
         durability = str(settings.get("store.durability") or "full").upper()
         busy_ms = settings.get("store.busy_timeout_ms")
+        from brainkeep.store.sqlite import SQLiteStore
+
         store = SQLiteStore(
             settings.db_path,
             synchronous=durability,
@@ -224,6 +258,12 @@ def open_brain(
     store = open_store(settings)
     chat_error: BrainkeepError | None = None
     owned: list[Any] = []
+    # "none" (the default) builds nothing, so it imports no provider module
+    # (httpx, numpy): the factories would return None for it anyway.
+    if embedder is _FROM_SETTINGS and _provider(settings, "embeddings") == "none":
+        embedder = None
+    if chat is _FROM_SETTINGS and _provider(settings, "chat") == "none":
+        chat = None
     if embedder is _FROM_SETTINGS:
         try:
             embedder = build_embedder(settings)
@@ -232,6 +272,8 @@ def open_brain(
             log.warning("embeddings disabled: %s %s", exc.message, exc.suggestion)
             embedder = None
     if chat is _FROM_SETTINGS:
+        from brainkeep.providers import make_chat_provider
+
         try:
             chat = make_chat_provider(chat_settings(settings), settings.env)
             owned.append(chat)

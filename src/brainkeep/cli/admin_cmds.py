@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from brainkeep import __version__
-from brainkeep.brain import Brain, build_embedder
 from brainkeep.cli.app import CliContext, emit, json_option
-from brainkeep.cli.embed_cmd import report_data
 from brainkeep.config import (
     DATABASE_URL_ENV,
     KNOWN_KEYS,
@@ -19,11 +17,12 @@ from brainkeep.config import (
     write_values,
 )
 from brainkeep.core.clock import Clock
-from brainkeep.core.embedding_jobs import backfill
-from brainkeep.core.verify import verify_brain
 from brainkeep.errors import InvalidInput
-from brainkeep.ops.usage import UsageLog, usage_health
-from brainkeep.store.postgres.conninfo import is_postgres_url, strip_password
+
+# The brain, the embedding jobs, the verifier and the PostgreSQL helpers (which
+# load psycopg) are imported by the commands that use them, not by every one.
+if TYPE_CHECKING:
+    from brainkeep.brain import Brain
 
 pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 
@@ -57,6 +56,8 @@ def init(cli: CliContext, embeddings: str | None, database: str | None) -> None:
         values["embeddings.provider"] = embeddings
     url = database or settings.env.get(DATABASE_URL_ENV) or None
     if url is not None:
+        from brainkeep.store.postgres.conninfo import is_postgres_url, strip_password
+
         if not is_postgres_url(url):
             raise InvalidInput(
                 "--database takes a PostgreSQL URL (postgresql://user@host:port/database).",
@@ -122,6 +123,10 @@ def init(cli: CliContext, embeddings: str | None, database: str | None) -> None:
 
 def first_embed(cli: CliContext, brain: Brain) -> dict[str, Any]:
     """Load the local model (proving it works offline) and embed what the brain holds."""
+    from brainkeep.brain import build_embedder
+    from brainkeep.cli.embed_cmd import report_data
+    from brainkeep.core.embedding_jobs import backfill
+
     # Building it directly turns a misconfiguration into an error here.
     build_embedder(cli.settings)
     assert brain.embeddings is not None
@@ -135,6 +140,9 @@ def first_embed(cli: CliContext, brain: Brain) -> dict[str, Any]:
 @pass_cli
 def doctor(cli: CliContext) -> None:
     """Show engine, server, pool, migrations, counts, chain status and database size."""
+    from brainkeep.core.verify import verify_brain
+    from brainkeep.ops.usage import UsageLog, usage_health
+
     store = cli.store()
     report = verify_brain(store)
     engine = store.describe()
@@ -220,6 +228,8 @@ def config_set(cli: CliContext, key: str, value: str) -> None:
     """Set KEY to VALUE (e.g. `brainkeep config set mcp_surface verbs`)."""
     coerced = coerce_value(key, value)
     if key == "database.url" and coerced:
+        from brainkeep.store.postgres.conninfo import is_postgres_url, strip_password
+
         if not is_postgres_url(str(coerced)):
             raise InvalidInput("database.url takes a postgresql:// URL (blank: SQLite).",
                                suggestion="e.g. postgresql://brainkeep@localhost:5432/brain",

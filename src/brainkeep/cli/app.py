@@ -9,15 +9,18 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from brainkeep.brain import Brain, open_brain, open_store
+from brainkeep.cli.lazy import LazyGroup
 from brainkeep.config import Settings, load_settings
-from brainkeep.core.context import LOCAL, Caller
 from brainkeep.errors import BrainkeepError, InvalidInput
-from brainkeep.store.base import Store
+
+if TYPE_CHECKING:  # the brain loads when a command opens it, not for `--help`
+    from brainkeep.brain import Brain
+    from brainkeep.core.context import Caller
+    from brainkeep.store.base import Store
 
 # CLI exit codes per error code (documented in docs/cli.md).
 EXIT_CODES = {
@@ -60,6 +63,8 @@ class CliContext:
     @property
     def caller(self) -> Caller:
         """The trusted local caller, in the tenant `--org` chose (default: no org)."""
+        from brainkeep.core.context import LOCAL
+
         return LOCAL if self.org_id is None else replace(LOCAL, org_id=self.org_id)
 
     def brain(self, *, must_exist: bool = True) -> Brain:
@@ -69,6 +74,8 @@ class CliContext:
             if self._store is not None:  # the brain opens its own store
                 self._store.close()
                 self._store = None
+            from brainkeep.brain import open_brain
+
             self._brain = open_brain(self.settings)
         return self._brain
 
@@ -82,8 +89,14 @@ class CliContext:
             return self._brain.store
         if self._store is None:
             self._require_brain(must_exist)
+            from brainkeep.brain import open_store
+
             self._store = open_store(self.settings)
         return self._store
+
+    def require_brain(self) -> None:
+        """Fail (the usual `No brain` error) unless a brain exists, without opening it."""
+        self._require_brain(True)
 
     def _require_brain(self, must_exist: bool) -> None:
         if must_exist and not self.settings.has_brain:
@@ -142,7 +155,7 @@ def report_error(cli: CliContext, payload: dict[str, Any], *, retryable: bool = 
     return EXIT_RETRYABLE if retryable else EXIT_CODES.get(payload["error"], 1)
 
 
-class BrainkeepGroup(click.Group):
+class BrainkeepGroup(LazyGroup):
     """The root group, the CLI's error edge: every failure becomes stderr text and an exit code.
 
     Our errors map through ``EXIT_CODES``; a closed stdout exits quietly with

@@ -7,27 +7,78 @@ from pathlib import Path
 import click
 
 from brainkeep import __version__
-from brainkeep.cli import (
-    admin_cmds,
-    embed_cmd,
-    migrate_cmd,
-    page_cmds,
-    protocol_cmds,
-    serve_cmd,
-    verb_cmds,
-    verify_cmd,
-)
 from brainkeep.cli.app import BrainkeepGroup, CliContext
-from brainkeep.cli.connect_cmd import connect as connect_cmd
-from brainkeep.cli.grant_cmds import delegation as delegation_group
-from brainkeep.cli.grant_cmds import share as share_group
-from brainkeep.cli.oauth_cmds import admin as admin_group
-from brainkeep.cli.oauth_cmds import oauth as oauth_group
-from brainkeep.cli.token_cmds import token as token_group
-from brainkeep.core.mnemo import validation
+from brainkeep.cli.lazy import LazyCommand
+
+# Every subcommand: name -> where it lives and its one-line summary (the
+# summary is what `brainkeep --help` lists without importing the command;
+# tests/cli/test_help.py checks it equals the command's own short help).
+# Register a command by adding one line here.
+COMMANDS: dict[str, LazyCommand] = {
+    "admin": LazyCommand("brainkeep.cli.oauth_cmds:admin", "Operator settings of this brain."),
+    "config": LazyCommand("brainkeep.cli.admin_cmds:config",
+                          "Read and write the brain's config file."),
+    "connect": LazyCommand("brainkeep.cli.connect_cmd:connect",
+                           "Check a brain and configure MCP hosts for it (no URL: this "
+                           "machine's brain, stdio)."),
+    "context-pack": LazyCommand("brainkeep.cli.verb_cmds:verb_command",
+                                "context_pack (boundary bundle)"),
+    "delegation": LazyCommand("brainkeep.cli.grant_cmds:delegation",
+                              "Delegations written by gRPC Delegate: list them, revoke one "
+                              "(and its re-delegations)."),
+    "delete": LazyCommand("brainkeep.cli.page_cmds:delete",
+                          "Soft-delete page SLUG (history is kept)."),
+    "delta": LazyCommand("brainkeep.cli.verb_cmds:verb_command", "delta (what changed since)"),
+    "doctor": LazyCommand("brainkeep.cli.admin_cmds:doctor",
+                          "Show engine, server, pool, migrations, counts, chain status and "
+                          "database size."),
+    "embed": LazyCommand("brainkeep.cli.embed_cmd:embed",
+                         "Embed every page chunk and fact that has no vector yet; safe to "
+                         "interrupt and re-run."),
+    "entity": LazyCommand("brainkeep.cli.verb_cmds:verb_command",
+                          "entity (card lookup, zero LLM)"),
+    "export": LazyCommand("brainkeep.cli.page_cmds:export",
+                          "Write every page to DIRECTORY/<slug>.md with its frontmatter."),
+    "forget": LazyCommand("brainkeep.cli.verb_cmds:verb_command", "forget (expire a fact)"),
+    "get": LazyCommand("brainkeep.cli.page_cmds:get",
+                       "Print page SLUG (its markdown, or its record with --json)."),
+    "import": LazyCommand("brainkeep.cli.page_cmds:import_",
+                          "Load every .md file under DIRECTORY (slug = relative path); re-runs "
+                          "skip unchanged files."),
+    "init": LazyCommand("brainkeep.cli.admin_cmds:init",
+                        "Create a brain (a SQLite file or a PostgreSQL database, plus a config "
+                        "file); re-runnable."),
+    "list": LazyCommand("brainkeep.cli.page_cmds:list_", "List pages by slug."),
+    "migrate": LazyCommand("brainkeep.cli.migrate_cmd:migrate_",
+                           "Copy this brain to another engine: resumable, verified, ids and "
+                           "hashes kept."),
+    "oauth": LazyCommand("brainkeep.cli.oauth_cmds:oauth",
+                         "OAuth 2.1 for `serve --http` (ChatGPT, Claude Desktop/claude.ai, "
+                         "Perplexity...)."),
+    "protocol": LazyCommand("brainkeep.cli.protocol_cmds:protocol",
+                            "Describe the MEMORY_VERBS v1 protocol this server speaks."),
+    "put": LazyCommand("brainkeep.cli.page_cmds:put",
+                       "Create or update page SLUG from markdown (with optional YAML "
+                       "frontmatter)."),
+    "recall": LazyCommand("brainkeep.cli.verb_cmds:verb_command", "recall (memory read)"),
+    "remember": LazyCommand("brainkeep.cli.verb_cmds:verb_command", "remember (memory write)"),
+    "serve": LazyCommand("brainkeep.cli.serve_cmd:serve", "Serve the brain."),
+    "share": LazyCommand("brainkeep.cli.grant_cmds:share",
+                         "ACLs written by gRPC Share: list them, revoke one."),
+    "synthesize": LazyCommand("brainkeep.cli.verb_cmds:verb_command",
+                              "synthesize (slow, costly — LLM-backed)"),
+    "token": LazyCommand("brainkeep.cli.token_cmds:token",
+                         "Bearer tokens for remote agents (MCP over HTTP)."),
+    "ui": LazyCommand("brainkeep.cli.ui_cmd:ui",
+                      "Open the web console: pages, memories, search, audit, usage and access."),
+    "verify": LazyCommand("brainkeep.cli.verify_cmd:verify",
+                          "Walk the hash-chained event log and check pages, memories and "
+                          "grants against it."),
+}
 
 
-@click.group(cls=BrainkeepGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=BrainkeepGroup, lazy=COMMANDS,
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--home",
     type=click.Path(file_okay=False, path_type=Path),
@@ -51,35 +102,10 @@ def cli(ctx: click.Context, home: Path | None, org_id: str | None) -> None:
     """
     state = ctx.ensure_object(CliContext)
     state.home = home
+    from brainkeep.core.mnemo import validation
+
     # Checked here, once, so a bad --org fails before any command runs (exit 2).
     state.org_id = validation.org_id(org_id)
-
-
-for command in (
-    admin_cmds.init,
-    page_cmds.put,
-    page_cmds.get,
-    page_cmds.list_,
-    page_cmds.delete,
-    page_cmds.import_,
-    page_cmds.export,
-    verify_cmd.verify,
-    admin_cmds.doctor,
-    admin_cmds.config,
-    serve_cmd.serve,
-    protocol_cmds.protocol,
-):
-    cli.add_command(command)
-for command in verb_cmds.verb_commands():
-    cli.add_command(command)
-cli.add_command(token_group)
-cli.add_command(oauth_group)
-cli.add_command(connect_cmd)
-cli.add_command(admin_group)
-cli.add_command(share_group)
-cli.add_command(delegation_group)
-cli.add_command(embed_cmd.embed)
-cli.add_command(migrate_cmd.migrate_)
 
 
 def main() -> None:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from brainkeep.cli.app import CliContext, emit, json_option, read_text_arg
-from brainkeep.cli.embed_cmd import run_backfill
 from brainkeep.core import validate
 from brainkeep.core.clock import normalize_ts
 from brainkeep.core.context import LOCAL
@@ -17,6 +15,9 @@ from brainkeep.core.limits import LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX
 from brainkeep.core.transfer import export_dir, import_dir
 from brainkeep.errors import InvalidInput
 from brainkeep.ops.page_ops import page_view
+
+if TYPE_CHECKING:  # rich and the embedding jobs load only for import / export
+    from rich.progress import Progress
 
 pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 
@@ -110,6 +111,15 @@ def delete(cli: CliContext, slug: str) -> None:
 
 
 def _progress(cli: CliContext, label: str) -> Progress:
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
     return Progress(
         TextColumn(label),
         BarColumn(),
@@ -138,6 +148,8 @@ def import_(cli: CliContext, directory: Path) -> None:
         summary = import_dir(brain.pages, directory, tick)
     embedded = 0
     if brain.embeddings is not None and (summary.added or summary.updated):
+        from brainkeep.cli.embed_cmd import run_backfill
+
         embedded = run_backfill(cli, brain).embedded
     data = {
         "added": summary.added,

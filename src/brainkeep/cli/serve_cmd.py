@@ -76,10 +76,21 @@ def serve(
     """
     stop = _stop_on_signals()
     stdio_caller = _stdio_caller(org_id, agent_id, http=http, grpc_=grpc_)
-    brain = cli.brain()
-    brain.store.optimize()  # a long-running server should plan with fresh statistics
     settings = cli.settings
     surface = surface or str(settings.get("mcp_surface") or "full")
+    if not (http or grpc_):
+        # stdio: the agent host waits for tools/list, which needs no brain; the
+        # session opens it in the background (a missing brain still fails here, exit 1).
+        cli.require_brain()
+        from brainkeep.mcp.stdio import run_stdio_server
+
+        try:
+            run_stdio_server(cli.brain, surface=surface, caller=stdio_caller, stop=stop)
+        finally:
+            sys.stderr.flush()
+        return
+    brain = cli.brain()
+    brain.store.optimize()  # a long-running server should plan with fresh statistics
     grpc_handle = None
     if grpc_:
         from brainkeep.grpc.server import check_grpc_auth, normalize_token, start_grpc_server
@@ -97,14 +108,10 @@ def serve(
 
             run_http_server(brain, settings, surface=surface, bind=bind, port=port, stop=stop,
                             public_url=public_url, allow_registration=allow_registration)
-        elif grpc_:
+        else:
             while not stop.wait(_POLL_S):
                 pass
             click.echo("brainkeep: stopping gRPC (draining in-flight calls)", err=True)
-        else:
-            from brainkeep.mcp.stdio import run_stdio_server
-
-            run_stdio_server(brain, surface=surface, caller=stdio_caller, stop=stop)
     finally:
         if grpc_handle is not None:
             grpc_handle.stop(grace=GRPC_GRACE_S)

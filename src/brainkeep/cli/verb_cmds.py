@@ -111,3 +111,15 @@ def make_verb_command(op: Operation) -> click.Command:
 
 def verb_commands() -> list[click.Command]:
     return [make_verb_command(op) for op in build_catalog().verbs]
+
+
+def verb_command(name: str) -> click.Command:
+    """The command of the verb ``name`` (CLI spelling: ``context-pack``), for the lazy root group.
+
+    Raises:
+        KeyError: ``name`` is no verb of the catalog.
+    """
+    for op in build_catalog().verbs:
+        if op.name.replace("_", "-") == name:
+            return make_verb_command(op)
+    raise KeyError(name)

@@ -1,12 +1,12 @@
-"""The MCP server: tools/list and tools/call mapped onto the dispatcher.
+"""The MCP server on the official SDK: tools/list and tools/call mapped onto the dispatcher.
 
-Transport-neutral: stdio and Streamable HTTP both build their server here and
-only decide who the caller is.
+Streamable HTTP builds its server here, and so does stdio for a connection
+that does not open with ``initialize`` (``mcp/stdio_sdk.py``); the lean stdio
+session (``mcp/stdio.py``) sends the same shapes from ``mcp/shapes.py``.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +17,7 @@ from mcp.server.lowlevel import Server
 
 from brainkeep import __version__
 from brainkeep.core.context import Caller
+from brainkeep.mcp.shapes import INSTRUCTIONS, SERVER_NAME, call_tool_result
 from brainkeep.ops.dispatch import Dispatcher, Outcome, opaque_internal
 
 CallerFor = Callable[[ServerRequestContext[Any]], Caller]
@@ -29,10 +30,7 @@ def tool_of(definition: dict[str, Any]) -> types.Tool:
 
 def result_of(outcome: Outcome) -> types.CallToolResult:
     """Exactly one text block holding the JSON payload; errors set isError."""
-    text = json.dumps(outcome.payload, indent=2, ensure_ascii=False, default=str)
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)], is_error=outcome.is_error
-    )
+    return types.CallToolResult.model_validate(call_tool_result(outcome))
 
 
 def build_server(dispatcher: Dispatcher, caller_for: CallerFor) -> Server[Any]:
@@ -60,12 +58,9 @@ def build_server(dispatcher: Dispatcher, caller_for: CallerFor) -> Server[Any]:
         return result_of(outcome)
 
     return Server(
-        "brainkeep",
+        SERVER_NAME,
         version=__version__,
-        instructions=(
-            "brainkeep memory server (MEMORY_VERBS v1). Use remember to save facts with "
-            "provenance, recall and entity to read, forget to expire a fact."
-        ),
+        instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )

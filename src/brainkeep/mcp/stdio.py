@@ -1,44 +1,61 @@
 """MCP over stdio: stdout carries the protocol, logs go to stderr.
 
-We run our own line transport (``mcp/stdio_wire.py`` classifies lines)
-instead of the SDK's ``stdio_server``, for two reasons the SDK cannot meet:
-every malformed request line gets a JSON-RPC error reply instead of silence,
-and shutdown is deterministic. On SIGTERM/SIGINT (or stdin EOF) we stop
-reading, let the requests already read finish for ``grace`` seconds, then
-close; stdin is read by a daemon thread, so a read blocked on an idle pipe
-never keeps the process alive.
+A lean session of our own answers the initialize-handshake era (what every
+agent host speaks): ``initialize``, ``ping``, ``tools/list`` and
+``tools/call``, in plain JSON with the shapes of ``mcp/shapes.py``. It
+exists for start-up time and per-call CPU: the SDK's import alone costs
+more CPU than the 1 s an agent host should wait for ``tools/list``, and its
+per-message models, middleware and thread hops cost more per ``remember``
+than the durable commit. Nothing on the way to the first ``tools/list``
+imports the SDK, numpy, an embedding runtime or grpc: the catalog gives the
+tool list, and the brain opens in a background thread once ``tools/list`` is
+answered (or when the first call needs it). A client whose first request is
+anything but ``initialize`` (the 2026 stateless era) is handed to the SDK
+(``mcp/stdio_sdk.py``) with the lines read so far.
+
+Every malformed request line gets a JSON-RPC error reply (``mcp/stdio_wire``),
+and shutdown is deterministic: on SIGTERM/SIGINT (or stdin EOF) we stop
+reading, let the calls already read finish for ``grace`` seconds, then close.
+stdin is read by a daemon thread, so a read blocked on an idle pipe never
+keeps the process alive; calls run on daemon worker threads, so one slow
+call does not stall the others on this connection.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 import logging
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import anyio
-import anyio.from_thread
-import anyio.lowlevel
-from anyio.abc import ObjectReceiveStream, ObjectSendStream
-from mcp.server.lowlevel import Server
-from mcp.shared.message import SessionMessage
-from mcp_types import JSONRPCError, JSONRPCResponse
-
-from brainkeep.brain import Brain
 from brainkeep.core.context import STDIO, Caller
-from brainkeep.mcp.server import build_server
-from brainkeep.mcp.stdio_wire import MAX_LINE_BYTES, Accepted, classify
-from brainkeep.ops.registry import open_dispatcher
+from brainkeep.mcp.shapes import call_tool_result, initialize_result
+from brainkeep.mcp.stdio_wire import MAX_LINE_BYTES, Message, Parsed, check_shape, parse
+from brainkeep.mcp.stdio_workers import BrainSlot, Workers
+from brainkeep.ops.registry import build_catalog
+
+if TYPE_CHECKING:
+    from brainkeep.brain import Brain
 
 log = logging.getLogger("brainkeep.stdio")
 
 SHUTDOWN_GRACE_S = 5.0
 _POLL_S = 0.1
+# Diagnostics: when set, the modules loaded at the moment the first
+# tools/list is answered are written to this file, one per line (the
+# start-up test and bench/cold_start.py read it).
+STARTUP_MODULES_ENV = "BRAINKEEP_STARTUP_MODULES"
+INVALID_PARAMS = -32602
+METHOD_NOT_FOUND = -32601
 
 
 def run_stdio_server(
-    brain: Brain,
+    open_brain: Callable[[], Brain],
     *,
     surface: str,
     caller: Caller = STDIO,
@@ -50,17 +67,33 @@ def run_stdio_server(
     stdio callers are remote (world-only) per the trust model: whoever spawned
     us is an agent host, not the trusted local CLI. ``caller`` may bind that
     one client to an org and an agent id (`serve --org/--agent`); it stays remote.
-    ``stop`` is set by the SIGTERM/SIGINT handler of `brainkeep serve`.
+    ``open_brain`` is called once, off the start-up path; the caller owns
+    (and closes) what it returns. ``stop`` is set by the SIGTERM/SIGINT
+    handler of `brainkeep serve`.
     """
     if not caller.remote:
         raise ValueError("a stdio caller is never trusted")
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    dispatcher = open_dispatcher(brain, surface)
-    server = build_server(dispatcher, lambda _ctx: caller)
     stop = stop or threading.Event()
-    with _claim_stdout() as wire_out:
+    slot = BrainSlot(open_brain, surface)
+    with _claim_stdout() as write:
         print(f"brainkeep: MCP over stdio, surface={surface}", file=sys.stderr, flush=True)
-        anyio.run(_serve, server, os.dup(0), wire_out, stop, grace)
+        session = _Session(slot, surface, caller, write)
+        lines = read_lines(os.dup(0))
+        reader = threading.Thread(target=session.read, args=(lines,), daemon=True,
+                                  name="brainkeep-stdin")
+        reader.start()
+        while not stop.wait(_POLL_S) and not session.ended.is_set():
+            pass
+        session.closing.set()
+        if session.handoff is not None:
+            from brainkeep.mcp.stdio_sdk import serve_with_sdk
+
+            serve_with_sdk(slot.dispatcher(), caller,
+                           itertools.chain([session.handoff], lines), write, stop, grace)
+            return
+        session.workers.drain(grace)
+        slot.settle(grace)  # a brain still opening is closed by the caller, not abandoned
 
 
 class _claim_stdout:  # noqa: N801 — a context manager used like a function
@@ -88,32 +121,8 @@ class _claim_stdout:  # noqa: N801 — a context manager used like a function
         os.close(self._private)
 
 
-class _Pending:
-    """Ids of requests handed to the SDK and not yet answered (what a drain waits for)."""
-
-    def __init__(self) -> None:
-        self._ids: set[str] = set()
-        self._empty = anyio.Event()
-        self._empty.set()
-
-    def add(self, request_id: str | int) -> None:
-        self._ids.add(repr(request_id))
-        if self._empty.is_set():
-            self._empty = anyio.Event()
-
-    def answered(self, message: SessionMessage) -> None:
-        if isinstance(message.message, JSONRPCResponse | JSONRPCError):
-            self._ids.discard(repr(message.message.id))
-            if not self._ids:
-                self._empty.set()
-
-    async def drained(self) -> None:
-        await self._empty.wait()
-
-
-def _read_lines(fd: int, send: ObjectSendStream[bytes | None],
-                token: anyio.lowlevel.EventLoopToken) -> None:
-    """Daemon thread: forward raw stdin lines into the loop; None marks EOF.
+def read_lines(fd: int) -> Iterator[bytes]:
+    """stdin's lines, raw; an oversized line is yielded once, cut, and its rest dropped.
 
     Plain ``os.read`` on a private descriptor, not ``sys.stdin.buffer``: a
     daemon thread blocked inside a BufferedReader holds its lock, and the
@@ -123,92 +132,137 @@ def _read_lines(fd: int, send: ObjectSendStream[bytes | None],
     skipping = False  # inside an oversized line, already reported
     try:
         while True:
-            chunk = os.read(fd, 65536)
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                return
             if not chunk:
                 if buffer and not skipping:
-                    anyio.from_thread.run(send.send, buffer, token=token)
-                anyio.from_thread.run(send.send, None, token=token)
+                    yield buffer
                 return
             buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
+            *complete, buffer = buffer.split(b"\n")
+            for line in complete:
                 if not skipping:
-                    anyio.from_thread.run(send.send, line, token=token)
+                    yield line
                 skipping = False
             if len(buffer) > MAX_LINE_BYTES and not skipping:
-                # classify() answers the oversized line; its remainder is dropped.
-                anyio.from_thread.run(send.send, buffer, token=token)
+                # parse() answers the oversized line; its remainder is dropped.
+                yield buffer
                 buffer, skipping = b"", True
             elif skipping:
                 buffer = b""
-    except (RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-        return  # the loop is gone (shutdown) or stdin broke: nothing more to read
     finally:
         os.close(fd)
 
 
-async def _serve(server: Server, stdin_fd: int, write: Callable[[bytes], None],
-                 stop: threading.Event, grace: float) -> None:
-    to_server, server_in = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    server_out, from_server = anyio.create_memory_object_stream[SessionMessage](0)
-    lines_in, lines = anyio.create_memory_object_stream[bytes | None](16)
-    pending = _Pending()
-    lock = anyio.Lock()
-    stopping = anyio.Event()
+class _Session:
+    """One handshake-era MCP connection: routes each line, answers on ``write``."""
 
-    async def emit(data: bytes) -> None:
-        async with lock:
-            await anyio.to_thread.run_sync(write, data)
+    def __init__(self, slot: BrainSlot, surface: str, caller: Caller,
+                 write: Callable[[bytes], None]) -> None:
+        self.slot = slot
+        self.caller = caller
+        self.tools = [op.tool_definition() for op in build_catalog().for_surface(surface)]
+        self.workers = Workers()
+        self.ended = threading.Event()  # stdin closed, or the connection goes to the SDK
+        self.closing = threading.Event()  # stop: read no more requests
+        self.handoff: bytes | None = None  # the opening line of an SDK-era connection
+        self._opened = False  # the first request decided the era (ours)
+        self._listed = False
+        self._write = write
+        self._lock = threading.Lock()
 
-    async def writer(stream: ObjectReceiveStream[SessionMessage]) -> None:
-        async with stream:
-            async for message in stream:
-                body = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                await emit(body.encode("utf-8") + b"\n")
-                pending.answered(message)
+    def read(self, lines: Iterator[bytes]) -> None:
+        """Reader thread: every line until EOF, stop, or a hand-off to the SDK."""
+        try:
+            for line in lines:
+                if self.closing.is_set():
+                    return
+                if not self.route(line):
+                    self.handoff = line
+                    return
+        finally:
+            self.ended.set()
 
-    async def pump() -> None:
-        async with to_server, lines:
-            while not stopping.is_set():
-                with anyio.CancelScope() as scope:
-                    reading[:] = [scope]
-                    line = await lines.receive()
-                if scope.cancelled_caught or line is None:
-                    break
-                verdict = classify(line)
-                if isinstance(verdict, Accepted):
-                    if verdict.request_id is not None:
-                        pending.add(verdict.request_id)
-                    await to_server.send(verdict.message)
-                elif verdict is not None:
-                    log.warning("stdio: refused a malformed line: %s", verdict.reason)
-                    if verdict.reply is not None:
-                        await emit(verdict.reply)
-            # Requests already read finish (bounded); then EOF lets the SDK wind down.
-            with anyio.move_on_after(grace):
-                await pending.drained()
+    def route(self, line: bytes) -> bool:
+        """Answer or dispatch one line; False when the connection belongs to the SDK."""
+        parsed = parse(line)
+        if parsed is None:
+            return True
+        message = check_shape(parsed.value) if isinstance(parsed, Parsed) else parsed
+        if not isinstance(message, Message):
+            log.warning("stdio: refused a malformed line: %s", message.reason)
+            if message.reply is not None:
+                self.send_raw(message.reply)
+            return True
+        if message.method is None or not message.has_id:
+            return True  # a response or a notification (initialized, cancelled): nothing owed
+        if not self._opened:
+            if message.method != "initialize":
+                return False
+            self._opened = True
+        self.request(message)
+        return True
 
-    def finish() -> None:
-        stopping.set()
-        for scope in reading:
-            scope.cancel()
+    def request(self, message: Message) -> None:
+        method, params = message.method, message.params or {}
+        if method == "tools/call":
+            name, arguments = params.get("name"), params.get("arguments")
+            if not isinstance(name, str) or not (arguments is None or isinstance(arguments, dict)):
+                self.error(message.request_id, INVALID_PARAMS, "Invalid request parameters")
+                return
+            self.workers.submit(lambda: self.call(message.request_id, name, arguments or {}))
+        elif method == "tools/list":
+            self.answer_tools_list(message.request_id)
+        elif method == "ping":
+            self.result(message.request_id, {})
+        elif method == "initialize":
+            self.answer_initialize(message.request_id, params)
+        else:
+            self.error(message.request_id, METHOD_NOT_FOUND, "Method not found", method)
 
-    async def watch() -> None:
-        # Polling (not a signal receiver) also sees a signal that arrived
-        # before the loop started, and one delivered to another thread.
-        while not stop.is_set() and not stopping.is_set():
-            await anyio.sleep(_POLL_S)
-        finish()
+    def answer_initialize(self, request_id: str | int | None, params: dict[str, Any]) -> None:
+        version, info = params.get("protocolVersion"), params.get("clientInfo")
+        if not (isinstance(version, str) and isinstance(params.get("capabilities"), dict)
+                and isinstance(info, dict) and isinstance(info.get("name"), str)
+                and isinstance(info.get("version"), str)):
+            self.error(request_id, INVALID_PARAMS, "Invalid request parameters")
+            return
+        self.result(request_id, initialize_result(version))
 
-    reading: list[anyio.CancelScope] = []
-    token = anyio.lowlevel.current_token()
-    threading.Thread(target=_read_lines, args=(stdin_fd, lines_in, token), daemon=True,
-                     name="brainkeep-stdin").start()
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(writer, from_server)
-        tg.start_soon(pump)
-        tg.start_soon(watch)
-        await server.run(server_in, server_out, server.create_initialization_options())
-        finish()
-        # The writer ends when the SDK closes its stream; never wait on it for long.
-        tg.cancel_scope.deadline = anyio.current_time() + 1.0
+    def answer_tools_list(self, request_id: str | int | None) -> None:
+        if not self._listed:
+            self._listed = True
+            path = os.environ.get(STARTUP_MODULES_ENV)
+            if path:
+                Path(path).write_text("\n".join(sorted(sys.modules)) + "\n", encoding="utf-8")
+        self.result(request_id, {"tools": self.tools})
+        # The host has what it needs to start: open the brain (and warm the
+        # model) now, while it is busy with its own start-up.
+        self.slot.start()
+
+    def call(self, request_id: str | int | None, name: str, arguments: dict[str, Any]) -> None:
+        """Worker thread: one tools/call, through the one dispatcher."""
+        try:
+            outcome = self.slot.dispatcher().call(name, arguments, self.caller)
+        except BaseException as exc:  # noqa: BLE001 — the edge: the brain did not open
+            outcome = self.slot.failure(name, exc)
+        self.result(request_id, call_tool_result(outcome))
+
+    def result(self, request_id: str | int | None, result: dict[str, Any]) -> None:
+        self.send({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+    def error(self, request_id: str | int | None, code: int, message: str,
+              data: Any = "") -> None:
+        self.send({"jsonrpc": "2.0", "id": request_id,
+                   "error": {"code": code, "message": message, "data": data}})
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.send_raw(json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+                      .encode("utf-8") + b"\n")
+
+    def send_raw(self, data: bytes) -> None:
+        with self._lock:  # one frame at a time: replies from several workers interleave
+            self._write(data)
+

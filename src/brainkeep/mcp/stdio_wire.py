@@ -15,6 +15,10 @@ The reply carries the request's id whenever one can be recovered from the
 line (even a line too deep or too broken to parse usually has a readable
 top-level ``"id"``), else ``null`` as JSON-RPC 2.0 prescribes. A line that
 answers nothing (a malformed notification or response) is logged to stderr.
+
+``parse`` does every check that needs no MCP SDK (the lean stdio session in
+``mcp/stdio.py`` uses it with ``check_shape``); ``classify`` adds the SDK's
+own message validation for a connection handed to the SDK.
 """
 
 from __future__ import annotations
@@ -23,11 +27,10 @@ import json
 import logging
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import mcp_types as types
-from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
+if TYPE_CHECKING:  # the SDK loads only for a connection handed to it (classify)
+    from mcp.shared.message import SessionMessage
 
 log = logging.getLogger("brainkeep.stdio")
 
@@ -57,8 +60,51 @@ class Rejected:
     reason: str
 
 
+@dataclass(frozen=True)
+class Parsed:
+    """A line that is UTF-8 JSON within the limits: its text and its value."""
+
+    text: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class Message:
+    """A JSON-RPC 2.0 message by shape: a request (``has_id``), a notification, or a response."""
+
+    method: str | None  # None: a response
+    request_id: str | int | None
+    has_id: bool
+    params: dict[str, Any] | None
+
+
 def classify(line: bytes) -> Accepted | Rejected | None:
     """Classify one stdin line (trailing newline included or not); None for a blank line."""
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+    from pydantic import ValidationError
+
+    parsed = parse(line)
+    if not isinstance(parsed, Parsed):
+        return parsed
+    text = parsed.text
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+    except ValidationError as exc:
+        errors = exc.errors()
+        if errors:
+            where = ".".join(str(part) for part in errors[0]["loc"])
+            detail = f"{where}: {errors[0]['msg']}" if where else errors[0]["msg"]
+        else:
+            detail = "not a JSON-RPC 2.0 message"
+        return _reject(INVALID_REQUEST, f"Invalid Request: {detail}", _id_of(parsed.value),
+                       answer=_is_request_like(parsed.value))
+    request_id = message.id if isinstance(message, types.JSONRPCRequest) else None
+    return Accepted(SessionMessage(message), request_id)
+
+
+def parse(line: bytes) -> Parsed | Rejected | None:
+    """The SDK-free checks of ``classify``: size, UTF-8, depth, JSON, lone surrogates."""
     raw = line.strip()
     if not raw:
         return None
@@ -79,25 +125,48 @@ def classify(line: bytes) -> Accepted | Rejected | None:
         parsed = json.loads(text)
     except ValueError as exc:
         return _reject(PARSE_ERROR, f"Parse error: {exc}.", recover_id(text))
-    try:
-        json.dumps(parsed, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return _reject(INVALID_REQUEST, "Invalid Request: a string holds a lone UTF-16 "
-                       "surrogate escape (such as \\ud800), which is not Unicode text.",
-                       _id_of(parsed), answer=_is_request_like(parsed))
-    try:
-        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
-    except ValidationError as exc:
-        errors = exc.errors()
-        if errors:
-            where = ".".join(str(part) for part in errors[0]["loc"])
-            detail = f"{where}: {errors[0]['msg']}" if where else errors[0]["msg"]
-        else:
-            detail = "not a JSON-RPC 2.0 message"
-        return _reject(INVALID_REQUEST, f"Invalid Request: {detail}", _id_of(parsed),
-                       answer=_is_request_like(parsed))
-    request_id = message.id if isinstance(message, types.JSONRPCRequest) else None
-    return Accepted(SessionMessage(message), request_id)
+    # A lone surrogate can only come from a \\uD8xx-\\uDFxx escape (decoded UTF-8
+    # holds none), so the re-encoding check runs only for lines with one.
+    if "\\ud" in text or "\\uD" in text:
+        try:
+            json.dumps(parsed, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            return _reject(INVALID_REQUEST, "Invalid Request: a string holds a lone UTF-16 "
+                           "surrogate escape (such as \\ud800), which is not Unicode text.",
+                           _id_of(parsed), answer=_is_request_like(parsed))
+    return Parsed(text, parsed)
+
+
+def check_shape(value: Any) -> Message | Rejected:
+    """The JSON-RPC 2.0 shape of a parsed line, without the SDK's models.
+
+    A request has a string ``method`` and an integer or string ``id``; a
+    notification has a ``method`` and no ``id``; a response has an ``id`` and
+    a ``result`` or an ``error``. ``params``, when present, is an object (MCP
+    never sends positional params).
+    """
+    if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
+        return _reject(INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 object '
+                       '(jsonrpc must be "2.0").', _id_of(value),
+                       answer=_is_request_like(value))
+    method = value.get("method")
+    has_id = "id" in value
+    request_id = value.get("id")
+    id_ok = isinstance(request_id, int | str) and not isinstance(request_id, bool)
+    if method is None:
+        if has_id and ("result" in value or "error" in value):
+            return Message(None, request_id if id_ok else None, True, None)
+        return _reject(INVALID_REQUEST, "Invalid Request: no method, and not a response.",
+                       _id_of(value), answer=_is_request_like(value))
+    params = value.get("params")
+    if not isinstance(method, str) or (has_id and not id_ok) or not (
+            params is None or isinstance(params, dict)):
+        what = ("method must be a string" if not isinstance(method, str) else
+                "id must be an integer or a string" if has_id and not id_ok else
+                "params must be an object")
+        return _reject(INVALID_REQUEST, f"Invalid Request: {what}.", _id_of(value),
+                       answer=_is_request_like(value))
+    return Message(method, request_id if has_id else None, has_id, params)
 
 
 def json_depth(text: str) -> int:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from brainkeep.brain import Brain
 from brainkeep.core.context import Caller
+
+if TYPE_CHECKING:  # a type only: importing the brain would load every service for tools/list
+    from brainkeep.brain import Brain
 
 
 @dataclass(frozen=True)

@@ -109,21 +109,35 @@ class UsageLog:
         """Append ``event`` as one line. Never raises: usage stats must not break a verb."""
         try:
             line = (event.to_json() + "\n").encode("utf-8")
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._rotate_if_full()
-            # O_APPEND + a single write() of one short line is atomic on POSIX,
-            # so concurrent servers on one brain never interleave partial lines.
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            # Every verb call pays for this, so the common case is four system
+            # calls (open, fstat, write, close): no mkdir or path stat per line.
+            fd = self._open()
             try:
+                if os.fstat(fd).st_size > self.rotate_bytes:
+                    os.close(fd)
+                    fd = -1
+                    self._rotate_if_full()
+                    fd = self._open()
+                # O_APPEND + a single write() of one short line is atomic on POSIX,
+                # so concurrent servers on one brain never interleave partial lines.
                 os.write(fd, line)
             finally:
-                os.close(fd)
+                if fd >= 0:
+                    os.close(fd)
         except Exception as exc:  # noqa: BLE001 — fire-and-forget by contract
             # Once per log, so a full disk does not turn every verb into a stderr line.
             if not self._warned:
                 self._warned = True
                 log.warning("usage log %s not written (stats will miss calls): %s",
                             self.path, exc)
+
+    def _open(self) -> int:
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+        try:
+            return os.open(self.path, flags, 0o600)
+        except FileNotFoundError:  # the brain folder's parent is gone or new
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return os.open(self.path, flags, 0o600)
 
     def _rotate_if_full(self) -> None:
         try:
