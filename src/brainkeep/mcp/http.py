@@ -31,12 +31,13 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from brainkeep import __version__
 from brainkeep.brain import Brain
 from brainkeep.config import Settings
+from brainkeep.console.app import build_console_app
 from brainkeep.core.oauth.service import OAuthService
 from brainkeep.core.tokens import TokenService
 from brainkeep.errors import BrainkeepError, InvalidInput
@@ -174,7 +175,10 @@ def build_http_app(brain: Brain, settings: Settings, *, surface: str, bind: str,
         async with sessions.run(), stateless.run():
             yield
 
-    rest = Starlette(routes=routes, lifespan=lifespan)
+    # The web console (console/): token sign-in, the same dispatcher and read scopes.
+    console = build_console_app(brain, dispatcher, base="/console", secure_cookies=bool(
+        oauth is not None and oauth.issuer.startswith("https://")))
+    rest = Starlette(routes=[*routes, Mount("/console", app=console)], lifespan=lifespan)
     return McpFront(gate, rest)
 
 

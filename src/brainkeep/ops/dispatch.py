@@ -51,12 +51,17 @@ class Outcome:
 
 def required_scope_met(op: Operation, caller: Caller) -> bool:
     """`write` implies `read`; `admin` implies everything."""
+    return scope_allows(op.scope, caller)
+
+
+def scope_allows(needed: str, caller: Caller) -> bool:
+    """Whether ``caller``'s scopes cover ``needed`` (the console asks it per page too)."""
     scopes = caller.scopes
     if "admin" in scopes:
         return True
-    if op.scope == "read":
+    if needed == "read":
         return bool({"read", "write"} & scopes)
-    return op.scope in scopes
+    return needed in scopes
 
 
 def check_params(op: Operation, params: dict[str, Any]) -> None:
@@ -140,7 +145,8 @@ class Dispatcher:
             args = dict(params or {})
             check_params(op, args)
             ctx = OpContext(brain=self.brain, caller=caller, surface=self.surface)
-            result = op.handler(ctx, args)
+            with self.brain.store.session():  # one pooled connection for the whole call
+                result = op.handler(ctx, args)
             outcome = Outcome(result, False)
         except BrainkeepError as exc:
             error = opaque_internal(name, exc) if exc.code == "internal" else exc

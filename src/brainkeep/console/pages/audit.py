@@ -1,0 +1,132 @@
+"""Audit (``/audit``): the hash-chained event log, paged, and "verify now".
+
+Verification is ``core.verify.verify_brain``, the walk ``brainkeep verify``
+runs, with the same trusted key (derived from a configured signing key), so
+the console can never say "valid" where the CLI says "INVALID". On a break
+the page opens at the first broken event and highlights it: the event
+itself when the chain breaks, else the newest event of the row whose state
+no longer matches the log (the event whose recorded hash the row fails).
+
+The log is brain-wide (every org's events), so the page needs ``admin``
+from a remote viewer; the local console is trusted like the CLI.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.datastructures import FormData
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from brainkeep.console.env import ConsoleEnv, ConsolePage, NavItem
+from brainkeep.console.web import Viewer, action, page, render
+from brainkeep.core import signing
+from brainkeep.core.models import Event
+from brainkeep.core.verify import BrokenRecord, VerifyReport, verify_brain
+from brainkeep.store.base import Store
+
+PAGE_SIZE = 50
+_SUMMARY_CHARS = 90
+
+
+@dataclass(frozen=True)
+class EventRow:
+    """One event as the table shows it."""
+
+    seq: int
+    ts: str
+    kind: str
+    subject: str
+    actor: str
+    summary: str  # the payload without its hashes, shortened
+    payload: str  # the whole payload (JSON)
+    hash: str
+    prev_hash: str
+
+
+@dataclass(frozen=True)
+class LogPage:
+    """A page of the log, newest first, and where the neighbouring pages start."""
+
+    rows: tuple[EventRow, ...]
+    head: int
+    newer: int | None  # ``before`` of the newer page (None: this is the newest)
+    older: int | None  # ``before`` of the older page (None: this is the oldest)
+
+
+def _row(event: Event) -> EventRow:
+    payload = json.dumps(event.payload, ensure_ascii=False, sort_keys=True, indent=1)
+    # Hashes are for the verifier, not for reading: the summary leaves them out.
+    summary = ", ".join(f"{k}={v}" for k, v in sorted(event.payload.items())
+                        if not k.endswith("hash") and v not in (None, "", [], {}))
+    if len(summary) > _SUMMARY_CHARS:
+        summary = summary[: _SUMMARY_CHARS - 1] + "…"
+    return EventRow(event.seq, event.ts, event.kind, f"{event.subject_type}:{event.subject_id}",
+                    event.actor, summary, payload, event.hash, event.prev_hash)
+
+
+def log_page(store: Store, before: int | None) -> LogPage:
+    """The ``PAGE_SIZE`` events with ``seq < before`` (None: the newest), newest first."""
+    head = store.event_head()
+    end = head + 1 if before is None else max(1, min(before, head + 1))
+    start = max(0, end - 1 - PAGE_SIZE)
+    events = [e for e in itertools.islice(store.iter_events(after_seq=start, batch=PAGE_SIZE),
+                                          PAGE_SIZE) if e.seq < end]
+    rows = tuple(_row(e) for e in reversed(events))
+    newer = end + PAGE_SIZE if end <= head else None
+    older = start + 1 if start > 0 else None
+    return LogPage(rows, head, None if newer is None else min(newer, head + 1), older)
+
+
+def broken_seq(store: Store, broken: BrokenRecord | None) -> int | None:
+    """The event to highlight for a break: the broken event, or the row's newest event."""
+    if broken is None:
+        return None
+    if broken.kind == "event":
+        return int(broken.id)
+    events = store.events_for(broken.kind, broken.id)
+    return events[-1].seq if events else None
+
+
+def _trusted_key(env: ConsoleEnv) -> Any:
+    """The public key ``brainkeep verify`` would trust: the configured signing key's."""
+    key = signing.load_signing_key(None, env.brain.settings.env)
+    return None if key is None else key.public_key()
+
+
+def _before(raw: str | None) -> int | None:
+    try:
+        return int(raw) if raw else None
+    except ValueError:
+        return None
+
+
+def routes(env: ConsoleEnv) -> list[BaseRoute]:
+    store = env.brain.store
+
+    def show(request: Request, viewer: Viewer, report: VerifyReport | None = None,
+             before: int | None = None) -> Response:
+        highlight = broken_seq(store, report.first_broken) if report else None
+        if highlight is not None:
+            before = highlight + 1 + PAGE_SIZE // 2  # the break sits mid-page
+        elif before is None:
+            before = _before(request.query_params.get("before"))
+        return render(env, request, viewer, "audit.html", title="Audit",
+                      log=log_page(store, before), report=report, highlight=highlight)
+
+    def verify(request: Request, viewer: Viewer, form: FormData) -> Response:
+        report = verify_brain(store, trusted_key=_trusted_key(env))
+        return show(request, viewer, report)
+
+    return [
+        Route("/audit", page(env, lambda r, v: show(r, v), needs="admin"), methods=["GET"]),
+        Route("/audit/verify", action(env, verify, needs="admin"), methods=["POST"]),
+    ]
+
+
+PAGE = ConsolePage(NavItem("/audit", "Audit", needs="admin"), routes)

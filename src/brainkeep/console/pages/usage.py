@@ -1,0 +1,82 @@
+"""Usage (``/usage``): verb traffic from the local usage log, as SVG charts and tables.
+
+The numbers come from the JSONL log the dispatcher appends to
+(``ops/usage.py``; local only, never uploaded), aggregated by
+``console/usage_view.py`` and drawn by ``console/charts.py`` on the server:
+no chart library and no script. The log names callers by token name and
+spans every org, so remote viewers need ``admin``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from brainkeep.console.charts import Series, line_chart
+from brainkeep.console.env import ConsoleEnv, ConsolePage, NavItem
+from brainkeep.console.usage_view import DEFAULT_WINDOW, WINDOWS, UsageView, build_view
+from brainkeep.console.web import Viewer, page, render
+from brainkeep.ops.usage import PRIVACY_NOTE, UsageLog
+
+# Verbs drawn as their own line in the calls chart; the rest are summed as "other".
+CHART_VERBS = 5
+
+
+def _labels(view: UsageView) -> list[str]:
+    if view.bucket < timedelta(hours=6):
+        fmt = "%H:%M"
+    elif view.bucket < timedelta(days=1):
+        fmt = "%m-%d %Hh"
+    else:
+        fmt = "%m-%d"
+    return [b.start.strftime(fmt) for b in view.buckets]
+
+
+def charts(view: UsageView) -> dict[str, object]:
+    """The three charts of the page: calls per verb, error rate, p50/p99 latency."""
+    labels = _labels(view)
+    shown = [row.verb for row in view.verbs[:CHART_VERBS]]
+    calls = [Series(verb, tuple(float(b.calls.get(verb, 0)) for b in view.buckets))
+             for verb in shown]
+    if len(view.verbs) > CHART_VERBS:
+        calls.append(Series("other", tuple(
+            float(sum(n for v, n in b.calls.items() if v not in shown)) for b in view.buckets)))
+    errors = [Series("error rate", tuple(
+        None if b.error_rate is None else round(100 * b.error_rate, 1) for b in view.buckets))]
+    latency = [
+        Series("p50", tuple(None if b.p50_ms is None else float(b.p50_ms) for b in view.buckets)),
+        Series("p99", tuple(None if b.p99_ms is None else float(b.p99_ms) for b in view.buckets)),
+    ]
+    return {
+        "calls": line_chart(calls, labels, title="Calls per verb", chart_id="chart-calls"),
+        "errors": line_chart(errors, labels, title="Error rate", unit="%",
+                             chart_id="chart-errors"),
+        "latency": line_chart(latency, labels, title="Latency p50 and p99", unit="ms",
+                              chart_id="chart-latency"),
+    }
+
+
+def _days(raw: str | None) -> int:
+    try:
+        days = int(raw or DEFAULT_WINDOW)
+    except ValueError:
+        return DEFAULT_WINDOW
+    return days if days in WINDOWS else DEFAULT_WINDOW
+
+
+def routes(env: ConsoleEnv) -> list[BaseRoute]:
+    log = UsageLog(env.brain.settings.usage_path)
+
+    def show(request: Request, viewer: Viewer) -> Response:
+        days = _days(request.query_params.get("days"))
+        view = build_view(log.read(days), days)
+        return render(env, request, viewer, "usage.html", title="Usage", view=view,
+                      charts=charts(view), windows=sorted(WINDOWS), privacy=PRIVACY_NOTE)
+
+    return [Route("/usage", page(env, show, needs="admin"), methods=["GET"])]
+
+
+PAGE = ConsolePage(NavItem("/usage", "Usage", needs="admin"), routes)

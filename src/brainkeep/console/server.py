@@ -1,0 +1,83 @@
+"""`brainkeep ui`: the console on 127.0.0.1 only, trusted like the CLI."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import socket
+import sys
+import webbrowser
+from collections.abc import Iterator
+
+import uvicorn
+
+from brainkeep.brain import Brain
+from brainkeep.console.app import build_console_app
+from brainkeep.core.context import Caller
+from brainkeep.errors import BrainkeepError
+from brainkeep.ops.registry import open_dispatcher
+
+# Never another address: the local console has no sign-in, so it must stay
+# on this machine (DESIGN.md: servers bind 127.0.0.1 unless told otherwise,
+# and this one cannot be told).
+BIND = "127.0.0.1"
+
+
+def _listen(port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((BIND, port))
+    except OSError as exc:
+        sock.close()
+        raise BrainkeepError(
+            f"Cannot listen on {BIND}:{port}.",
+            suggestion="Pick another --port (or stop the process using it).",
+            detail=str(exc),
+        ) from exc
+    sock.listen(128)
+    return sock
+
+
+class _Server(uvicorn.Server):
+    """uvicorn, except that SIGINT/SIGTERM mean "finish and exit 0" (no re-raise)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        handled = (signal.SIGINT, signal.SIGTERM)
+        originals = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
+        try:
+            yield
+        finally:
+            for sig, handler in originals.items():
+                signal.signal(sig, handler)
+
+
+def run_console(brain: Brain, caller: Caller, *, port: int, open_browser: bool,
+                json_out: bool = False) -> None:
+    """Serve the console until SIGINT/SIGTERM.
+
+    Prints ``brainkeep: console at http://127.0.0.1:PORT/`` to stderr once
+    listening (tests read the port from it when ``port`` is 0); with
+    ``json_out`` also ``{"url": ...}`` as one line on stdout, for scripts.
+
+    Raises:
+        BrainkeepError: the port cannot be bound.
+    """
+    sock = _listen(port)
+    url = f"http://{BIND}:{sock.getsockname()[1]}/"
+    app = build_console_app(brain, open_dispatcher(brain, "full"), local_caller=caller)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                            server_header=False, timeout_graceful_shutdown=5)
+    print(f"brainkeep: console at {url} (local, trusted like the CLI; Ctrl-C stops it)",
+          file=sys.stderr, flush=True)
+    if json_out:
+        print(json.dumps({"url": url}), flush=True)
+    if open_browser:
+        webbrowser.open(url)
+    try:
+        _Server(config).run(sockets=[sock])
+    finally:
+        sock.close()
+    print("brainkeep: console stopped", file=sys.stderr, flush=True)

@@ -1,0 +1,185 @@
+"""The Usage page's numbers: the local usage log cut into time buckets.
+
+Reads what ``ops/usage.py`` writes (one JSON line per verb call) and
+aggregates it: per-verb calls, error rate and p50/p99 latency per bucket, the
+entity hit rate, and the top callers by token name. Pure functions over the
+parsed lines, so the page module only reads the log and renders.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from brainkeep.core.clock import parse_ts
+
+# Window choices the page offers, and the bucket width of each: ~24-30 points a chart.
+WINDOWS: dict[int, timedelta] = {
+    1: timedelta(hours=1),
+    7: timedelta(hours=6),
+    30: timedelta(days=1),
+}
+DEFAULT_WINDOW = 7
+TOP_CALLERS = 10
+
+
+def percentile(values: list[int], pct: float) -> int | None:
+    """Nearest-rank percentile (``pct`` in 0..100) of ``values``; None when empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(pct / 100 * len(ordered)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """One time slice of the window."""
+
+    start: datetime
+    calls: dict[str, int]  # verb -> calls
+    errors: int
+    p50_ms: int | None
+    p99_ms: int | None
+
+    @property
+    def total(self) -> int:
+        return sum(self.calls.values())
+
+    @property
+    def error_rate(self) -> float | None:
+        return self.errors / self.total if self.total else None
+
+
+@dataclass(frozen=True)
+class VerbRow:
+    """One verb's totals over the window."""
+
+    verb: str
+    calls: int
+    errors: int
+    p50_ms: int | None
+    p99_ms: int | None
+
+    @property
+    def error_rate(self) -> float:
+        return self.errors / self.calls if self.calls else 0.0
+
+
+@dataclass(frozen=True)
+class CallerRow:
+    """One caller (a token name, or the transport of token-less callers)."""
+
+    name: str
+    calls: int
+    errors: int
+
+
+@dataclass(frozen=True)
+class UsageView:
+    """Everything the Usage page shows for one window."""
+
+    days: int
+    bucket: timedelta
+    buckets: tuple[Bucket, ...]
+    verbs: tuple[VerbRow, ...]
+    callers: tuple[CallerRow, ...]
+    entity_found: int
+    entity_miss: int
+    total: int
+
+    @property
+    def entity_hit_rate(self) -> float | None:
+        asked = self.entity_found + self.entity_miss
+        return self.entity_found / asked if asked else None
+
+
+def _latency(event: Mapping[str, Any]) -> int | None:
+    value = event.get("latency_ms")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return int(value)
+    return None
+
+
+def caller_name(event: Mapping[str, Any]) -> str:
+    """Who made a call: its token's name, else ``<transport>`` (e.g. ``cli``, ``stdio``)."""
+    token = event.get("token_name")
+    if isinstance(token, str) and token:
+        return token
+    return f"({event.get('transport') or 'unknown'})"
+
+
+def build_view(events: Iterable[Mapping[str, Any]], days: int, *,
+               now: datetime | None = None) -> UsageView:
+    """Aggregate usage lines (as ``UsageLog.read`` returns them) over the last ``days``.
+
+    Args:
+        events: Parsed usage lines, any order; lines outside the window are skipped.
+        days: One of ``WINDOWS`` (others fall back to the default window).
+        now: The window's end (tests pin it).
+    """
+    if days not in WINDOWS:
+        days = DEFAULT_WINDOW
+    width = WINDOWS[days]
+    end = (now or datetime.now(UTC)).astimezone(UTC)
+    count = math.ceil(timedelta(days=days) / width)
+    first = _floor(end, width) - width * (count - 1)
+    calls: list[dict[str, int]] = [{} for _ in range(count)]
+    errors = [0] * count
+    latencies: list[list[int]] = [[] for _ in range(count)]
+    per_verb: dict[str, int] = {}
+    verb_errors: dict[str, int] = {}
+    verb_latency: dict[str, list[int]] = {}
+    callers: dict[str, list[int]] = {}
+    found = miss = total = 0
+    for event in events:
+        try:
+            moment = parse_ts(str(event["ts"]))
+        except (KeyError, ValueError):
+            continue
+        index = int((moment - first) // width)
+        if not 0 <= index < count or moment > end:
+            continue
+        verb = str(event.get("verb"))
+        failed = event.get("ok") is False
+        total += 1
+        calls[index][verb] = calls[index].get(verb, 0) + 1
+        per_verb[verb] = per_verb.get(verb, 0) + 1
+        caller = callers.setdefault(caller_name(event), [0, 0])
+        caller[0] += 1
+        if failed:
+            errors[index] += 1
+            verb_errors[verb] = verb_errors.get(verb, 0) + 1
+            caller[1] += 1
+        latency = _latency(event)
+        if latency is not None:
+            latencies[index].append(latency)
+            verb_latency.setdefault(verb, []).append(latency)
+        if isinstance(event.get("entity_found"), bool):
+            if event["entity_found"]:
+                found += 1
+            else:
+                miss += 1
+    buckets = tuple(
+        Bucket(first + width * i, calls[i], errors[i], percentile(latencies[i], 50),
+               percentile(latencies[i], 99))
+        for i in range(count)
+    )
+    verbs = tuple(sorted(
+        (VerbRow(verb, hits, verb_errors.get(verb, 0),
+                 percentile(verb_latency.get(verb, []), 50),
+                 percentile(verb_latency.get(verb, []), 99))
+         for verb, hits in per_verb.items()),
+        key=lambda row: (-row.calls, row.verb)))
+    top = tuple(sorted((CallerRow(name, n, e) for name, (n, e) in callers.items()),
+                       key=lambda row: (-row.calls, row.name))[:TOP_CALLERS])
+    return UsageView(days, width, buckets, verbs, top, found, miss, total)
+
+
+def _floor(moment: datetime, width: timedelta) -> datetime:
+    """``moment`` rounded down to a multiple of ``width`` since the epoch (UTC)."""
+    epoch = datetime(1970, 1, 1, tzinfo=UTC)
+    return epoch + width * ((moment - epoch) // width)
