@@ -20,6 +20,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -59,12 +60,14 @@ class PostgresCorpus:
         self._url = url
         self._server: Any = None
 
-    @property
+    @cached_property
     def dbname(self) -> str:
         """The copy's database: one per corpus and PostgreSQL schema version (migration names).
 
         After editing a migration in place, drop the copy (or pass another
-        ``--database``): names alone do not see the edit.
+        ``--database``): names alone do not see the edit. Computed once per
+        run, so a migration file added while the bench runs cannot send the
+        clone to a database that was never copied.
         """
         from brainkeep.store.postgres.migrator import available_migrations
 

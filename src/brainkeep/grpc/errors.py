@@ -55,7 +55,8 @@ def rpc(method: F) -> F:
     def wrapper(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
         try:
             validate.texts(string_fields(request))  # one text rule for every string field
-            return method(self, request, context)
+            with self.session():  # one pooled connection for the whole call
+                return method(self, request, context)
         except BrainkeepError as exc:
             code, message = status_for(exc)
             if code == grpc.StatusCode.INTERNAL:  # a store failure: the operator needs it

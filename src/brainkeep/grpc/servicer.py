@@ -6,6 +6,7 @@ No rule lives here (they are in ``core.mnemo``); errors become statuses in
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import TypeAlias
 
 import grpc
@@ -26,6 +27,10 @@ class MnemoServicer(mnemo_pb2_grpc.MnemoServiceServicer):
 
     def __init__(self, mnemo: MnemoService) -> None:
         self.mnemo = mnemo
+
+    def session(self) -> AbstractContextManager[None]:
+        """What ``rpc`` holds around a call: the store's session (one pool checkout)."""
+        return self.mnemo.ctx.store.session()
 
     @rpc
     def Remember(self, request: pb.RememberRequest, context: Ctx) -> pb.RememberResponse:

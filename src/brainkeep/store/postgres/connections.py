@@ -42,6 +42,8 @@ class ThreadState(threading.local):
     conn: Connection | None = None
     depth: int = 0  # transaction nesting (0: none open)
     reading: int = 0  # read_only() nesting
+    # Values a session's reads may share (``PostgresEngine.session_memo``).
+    memo: dict[str, Any] | None = None
 
 
 class Connections:
@@ -120,17 +122,34 @@ class Connections:
             yield
             return
         conn = self.checkout()
-        local.conn = conn
+        local.conn, local.memo = conn, {}
         try:
             yield
         finally:
-            local.conn = None
+            local.conn, local.memo = None, None
             if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
                 try:  # a block that left a transaction open must not leak it to the pool
                     conn.execute("ROLLBACK")
                 except psycopg.Error:
                     pass  # a broken connection: the pool discards it
             self.checkin(conn)
+
+    @contextmanager
+    def streaming(self, in_transaction: bool) -> Iterator[Connection]:
+        """The connection a server-side cursor reads on (``PostgresEngine.stream``)."""
+        held = self.local.conn
+        if in_transaction and held is not None:
+            yield held  # the transaction's snapshot
+            return
+        # Not a session's connection: the stream's read transaction would
+        # swallow the statements its consumer runs between rows.
+        with self.own() as conn:
+            try:
+                conn.execute("BEGIN READ ONLY")
+                yield conn
+            finally:
+                if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                    conn.execute("ROLLBACK")
 
     def check(self) -> None:
         """Validate pooled connections now, dropping dead ones (``doctor``, health)."""

@@ -164,6 +164,16 @@ class PostgresEngine:
         """
         return self._conns.session()
 
+    def session_memo(self) -> dict[str, Any] | None:
+        """A dict this ``session()``'s reads share, or None outside a session or in a transaction.
+
+        For change markers a request reads several times (vector counts):
+        one request sees them as of its first read. Emptied when a
+        transaction ends, so a request's own write is never hidden from it.
+        """
+        local = self._local
+        return None if local.depth > 0 else local.memo
+
     @contextmanager
     def read_only(self, settings: Mapping[str, int | str] | None = None) -> Iterator[None]:
         """The block's statements in one read-only snapshot, ``settings`` SET LOCAL.
@@ -249,7 +259,7 @@ class PostgresEngine:
         Inside a transaction it reads that transaction's snapshot; outside,
         it opens a read transaction of its own for as long as it is iterated.
         """
-        with self._stream_conn() as conn:
+        with self._conns.streaming(self.in_transaction()) as conn:
             try:
                 with conn.cursor(name=f"bk_stream_{next(_stream_ids)}") as cur:
                     cur.itersize = batch
@@ -257,22 +267,6 @@ class PostgresEngine:
                     yield from cur
             except psycopg.Error as exc:
                 raise translate(exc, self.url) from exc
-
-    @contextmanager
-    def _stream_conn(self) -> Iterator[Connection]:
-        held = self._local.conn
-        if self.in_transaction() and held is not None:
-            yield held
-            return
-        # Not a session's connection: the stream's read transaction would
-        # swallow the statements its consumer runs between rows.
-        with self._conns.own() as conn:
-            try:
-                conn.execute("BEGIN READ ONLY")
-                yield conn
-            finally:
-                if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
-                    conn.execute("ROLLBACK")
 
     # -- transactions ------------------------------------------------------
 
@@ -319,6 +313,8 @@ class PostgresEngine:
                 if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
                     self._rollback(conn)
                 local.conn, local.depth = held, 0
+                if local.memo:
+                    local.memo.clear()  # what the session read before may have changed
 
     def _savepoint(self, depth: int) -> Iterator[None]:
         local = self._local

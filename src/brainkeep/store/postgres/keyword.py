@@ -152,30 +152,53 @@ class TsKeyword:
     def __init__(self, db: PostgresEngine, source_id: str) -> None:
         self.db = db
         self.source_id = source_id
-        self._term_counts: dict[tuple[str, str], tuple[float, int]] = {}
+        # (kind, term) -> (expiry, count, the cap it was counted under or None)
+        self._term_counts: dict[tuple[str, str], tuple[float, int, int | None]] = {}
         self._stats: dict[str, tuple[float, TableStats]] = {}
+        # (table, terms, newest) -> (expiry, floor id)
+        self._floors: dict[tuple[str, tuple[str, ...], int], tuple[float, int]] = {}
 
     def plan(self, kind: str, terms: QueryTerms) -> TsPlan:
         if terms.require_all or terms.row_budget is None:
             return TsPlan(terms.terms, terms.require_all)
-        counts = self.term_doc_counts(kind, list(terms.terms))
+        # The plan only needs to know which terms fit the budget: counting a
+        # common term up to budget + 1 is enough (counting all of its
+        # matches visits every one of them), unless every term is that
+        # common and the rarest must be told apart.
+        cap = terms.row_budget + 1
+        counts = self.term_doc_counts(kind, list(terms.terms), cap=cap)
+        if min(counts.values(), default=0) >= cap:
+            counts = self.term_doc_counts(kind, list(terms.terms))
         return keyword_plan(terms.terms, counts, terms.row_budget)
 
     # -- BM25 statistics ----------------------------------------------------------
 
-    def term_doc_counts(self, kind: str, terms: list[str]) -> dict[str, int]:
-        """How many rows of ``kind`` (every source, like fts5vocab) hold each term; cached."""
+    def term_doc_counts(self, kind: str, terms: list[str], *,
+                        cap: int | None = None) -> dict[str, int]:
+        """How many rows of ``kind`` (every source, like fts5vocab) hold each term; cached.
+
+        With ``cap``, a count stops there: a term counted ``cap`` holds at
+        least that many rows (cheap to tell for a common term, which would
+        otherwise have every match visited).
+        """
         cache = self._term_counts
         now = time.monotonic()
-        found = {t: hit[1] for t in terms if (hit := cache.get((kind, t))) and hit[0] > now}
+        found: dict[str, int] = {}
+        for t in terms:
+            hit = cache.get((kind, t))
+            # A capped count answers an exact question only when under its cap.
+            if hit is not None and hit[0] > now and (hit[2] is None or hit[1] < hit[2] or (
+                    cap is not None and hit[2] >= cap)):
+                found[t] = hit[1] if cap is None else min(hit[1], cap)
         missing = [t for t in terms if t not in found]
         if missing:
             table = _TABLES[kind]
             params: list[Any] = []
             bind = _positional(params)
+            limit = "" if cap is None else f" LIMIT {int(cap)}"
             counts = ", ".join(
-                f"(SELECT COUNT(*) FROM {table} WHERE tsv @@ phraseto_tsquery('{TS_CONFIG}', "
-                f"{bind(t)}))" for t in missing)
+                f"(SELECT COUNT(*) FROM (SELECT 1 FROM {table} WHERE tsv @@ "
+                f"phraseto_tsquery('{TS_CONFIG}', {bind(t)}){limit}) s)" for t in missing)
             row = self.db.one(f"SELECT {counts}", params)
             assert row is not None
             if len(cache) > TERM_CACHE_SIZE:
@@ -184,7 +207,7 @@ class TsKeyword:
                 # Zeros are cached too: the plan keeps a zero-count term (a
                 # term just written still matches), only its weight is stale.
                 found[term] = int(count)
-                cache[(kind, term)] = (now + TERM_CACHE_SECONDS, int(count))
+                cache[(kind, term)] = (now + TERM_CACHE_SECONDS, int(count), cap)
         return found
 
     def stats(self, kind: str) -> TableStats:
@@ -204,9 +227,13 @@ class TsKeyword:
         self._stats[kind] = (now + STATS_SECONDS, stats)
         return stats
 
-    def _scored(self, kind: str, alias: str, plan: TsPlan) -> str:
-        """The BM25 score expression of ``plan`` for row ``alias`` (over ``qq``)."""
-        counts = self.term_doc_counts(kind, list(plan.terms))
+    def _scored(self, kind: str, alias: str, plan: TsPlan, cap: int | None = None) -> str:
+        """The BM25 score expression of ``plan`` for row ``alias`` (over ``qq``).
+
+        ``cap``: counts may stop there (``term_doc_counts``), for a list
+        whose scores only rank against each other.
+        """
+        counts = self.term_doc_counts(kind, list(plan.terms), cap=cap)
         stats = self.stats(kind)
         rows = max([stats.rows, *counts.values()])
         # A term no row held when counted adds nothing to any score: it is
@@ -216,16 +243,29 @@ class TsKeyword:
         return bm25_sql(kind, alias, idfs, stats)
 
     def _floor(self, table: str, plan: TsPlan) -> int:
-        """The id of the ``plan.newest``-th newest match (0: rank every match)."""
+        """The id of the ``plan.newest``-th newest match (0: rank every match); cached.
+
+        Finding it visits every match of a common term. A cached floor stays
+        a sound bound: rows written since have higher ids and are ranked
+        too, so a stale floor only ranks a few more than ``newest`` rows.
+        """
         if not plan.newest:
             return 0
+        key = (table, plan.terms, plan.newest)
+        now = time.monotonic()
+        hit = self._floors.get(key)
+        if hit is not None and hit[0] > now:
+            return hit[1]
         params: list[Any] = []
         q = plan.tsquery(_positional(params))
-        floor = self.db.scalar(
+        floor = int(self.db.scalar(
             f"SELECT id FROM {table} WHERE tsv @@ {q} ORDER BY id DESC OFFSET %s LIMIT 1",
             (*params, plan.newest - 1),
-        )
-        return int(floor or 0)
+        ) or 0)
+        if len(self._floors) > TERM_CACHE_SIZE:
+            self._floors.clear()
+        self._floors[key] = (now + TERM_CACHE_SECONDS, floor)
+        return floor
 
     # -- reads ------------------------------------------------------------------
 
@@ -235,7 +275,12 @@ class TsKeyword:
             return []
         floor = self._floor("chunks", plan)
         params: list[Any] = []
-        score = self._scored("chunk", "c", plan)
+        # A term of a budgeted plan holding more rows than the budget is the
+        # only one scored (keyword_plan stops after it), so its idf is one
+        # factor on every score of the list, and chunk lists are normalised
+        # per list (core/fusion.py): its exact count changes no ranking.
+        score = self._scored("chunk", "c", plan, cap=None if plan.newest is None
+                             else plan.newest + 1)
         privacy = "" if include_private else "AND p.visibility = 'world'"
         # As on SQLite: the top chunks are ranked first and joined afterwards
         # (a page lookup per match is what costs on a common term), with an

@@ -28,7 +28,8 @@ before every vector search) and the capped small-set count are cached per
 instance against ``embedding_changes.generation`` (migration 0005: bumped
 by every transaction that writes embeddings, in its own snapshot). A hit
 costs one primary-key read; a vector written by any process changes the
-marker, so the next search counts again. Reads inside an open transaction
+marker, so the next search counts again; within one ``session()`` (a
+request) the marker is read once. Reads inside an open transaction
 are never cached (a rolled-back write would leave its marker value free
 for another).
 """
@@ -114,12 +115,21 @@ class VectorSearch:
         if self.db.in_transaction():
             return int(self.db.scalar(sql, params))
         with self.db.session():
+            memo = self.db.session_memo()
             hit = self._counts.get(key)
-            if hit is not None and hit[0] == self.db.scalar(_MARKER):
-                return hit[1]
+            if hit is not None:
+                marker = memo.get(_MARKER) if memo is not None else None
+                if marker is None:
+                    marker = int(self.db.scalar(_MARKER))
+                    if memo is not None:
+                        memo[_MARKER] = marker
+                if hit[0] == marker:
+                    return hit[1]
             row = self.db.one(f"SELECT ({_MARKER}), ({sql})", params)
             assert row is not None
             self._counts[key] = (int(row[0]), int(row[1]))
+            if memo is not None:
+                memo[_MARKER] = int(row[0])
             return int(row[1])
 
     def search(self, query: np.ndarray, k: int, *, include_private: bool,

@@ -1,0 +1,67 @@
+"""Contract: ``session()`` shares one connection for a request and changes no isolation.
+
+A request (an MCP call, a gRPC call) runs inside ``store.session()``. It must
+see what other writers committed meanwhile, nest, survive an exception, and
+never hide the request's own writes from its later reads (PostgreSQL keeps
+change markers for the session; they must be dropped when a transaction ends).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from brainkeep.core.retrieval import CHUNK, NewEmbedding
+from brainkeep.store.base import Store
+from tests.store.conftest import Engine
+from tests.store.contract import NOW, new_event, put_page
+
+MODEL, DIM = "test-model", 3
+
+
+class Boom(Exception):
+    pass
+
+
+def subjects(store: Store) -> list[str]:
+    return [e.subject_id for e in store.iter_events()]
+
+
+def test_a_session_sees_other_writers_commits(engine: Engine, store: Store) -> None:
+    other = engine.open()
+    with store.session():
+        assert subjects(store) == []
+        with other.transaction():
+            other.append_event(new_event(1), NOW)
+        assert subjects(store) == ["1"]  # no snapshot is held across statements
+        with store.session():  # re-entrant
+            with store.transaction():
+                store.append_event(new_event(2), NOW)
+        assert subjects(other) == ["1", "2"]  # committed at the block's end, not the session's
+
+
+def test_an_exception_leaves_the_store_usable(store: Store) -> None:
+    with pytest.raises(Boom), store.session():
+        with store.transaction():
+            store.append_event(new_event(1), NOW)
+        raise Boom
+    assert not store.in_transaction()
+    assert subjects(store) == ["1"]
+    with store.session(), store.transaction():
+        store.append_event(new_event(2), NOW)
+    assert subjects(store) == ["1", "2"]
+
+
+def test_a_session_sees_its_own_vector_writes(store: Store) -> None:
+    index = store.search_index("default", model=MODEL, dim=DIM)
+    pages = [put_page(store, f"notes/{n}", f"# {n}\n\nbody {n}\n") for n in "ab"]
+    with store.session():
+        assert index.vector_count(CHUNK) == 0
+        for n, page in enumerate(pages, start=1):
+            (chunk_id, _), = store.page_chunk_texts(page.id)
+            vector = np.array([1.0, n, 0.0], dtype=np.float32)
+            vector /= np.linalg.norm(vector)
+            with store.transaction():
+                store.put_embeddings([NewEmbedding(CHUNK, chunk_id, "default", page.id, False,
+                                                   MODEL, DIM, f"h{n}", vector.tobytes())])
+            assert index.vector_count(CHUNK) == n
