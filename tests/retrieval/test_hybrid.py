@@ -146,11 +146,16 @@ def test_search_degraded_only_when_the_vector_arm_did_not_run(
     assert Verbs(late).ok("recall", query="tea")["search_degraded"] == DEGRADED_NO_VECTORS
 
 
-def test_entity_near_misses_use_hybrid_search(verbs: Verbs) -> None:
+def test_entity_near_misses_are_keyword_suggestions(
+    verbs: Verbs, embedder: SwitchableEmbedder
+) -> None:
+    """MEMORY_VERBS v1: a miss answers keyword near-misses; no query embedding is paid."""
     seed(verbs.brain)
-    payload = verbs.ok("entity", name="the person handling payments migration")
+    calls = embedder.calls
+    payload = verbs.ok("entity", name="the person leading billing")
     assert payload["found"] is False
     assert payload["suggestions"][0]["slug"] == "people/alice-chen"
+    assert embedder.calls == calls
 
 
 def test_search_op_reports_hybrid_scores(verbs: Verbs) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from brainkeep.core.context import Caller
@@ -49,8 +50,15 @@ def entity(brain: VerbServices, caller: Caller, *, name: str) -> dict[str, Any]:
 
 
 def near_misses(brain: VerbServices, caller: Caller, text: str) -> list[dict[str, Any]]:
-    """Search-based suggestions for a name that resolved to nothing."""
-    outcome = brain.search.search(text, include_private=caller.include_private, limit=NEAR_MISS_CAP)
+    """Keyword suggestions for a name that resolved to nothing (MEMORY_VERBS v1).
+
+    Keyword arms only, as the contract says: a name that matched nothing
+    has no meaning for a vector to find, and the query embedding plus two
+    vector searches were most of a miss's cost on a big brain.
+    """
+    keyword_search = replace(brain.search, mode="keyword")
+    outcome = keyword_search.search(text, include_private=caller.include_private,
+                                    limit=NEAR_MISS_CAP)
     return [
         {"slug": r.slug, "title": r.title or r.slug, "create_safety": r.create_safety}
         for r in outcome.results
