@@ -8,8 +8,8 @@ from pathlib import Path
 
 from brainkeep.console.charts import Series, line_chart
 from brainkeep.console.pages.live import read_from, recent
-from brainkeep.console.usage_view import build_view, percentile
 from brainkeep.ops.usage import UsageEvent, UsageLog, usage_timestamp
+from brainkeep.ops.usage_series import build_view, percentile
 
 NOW = datetime(2026, 3, 10, 12, 30, tzinfo=UTC)
 

@@ -28,8 +28,8 @@ from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from brainkeep.console.env import ConsoleEnv, ConsolePage, NavItem
-from brainkeep.console.usage_view import caller_name
 from brainkeep.console.web import Viewer, caller_of, page, render, session_of
+from brainkeep.ops.usage_series import caller_name
 
 POLL_S = 0.25
 STREAM_S = 25.0

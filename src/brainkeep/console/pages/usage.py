@@ -2,7 +2,7 @@
 
 The numbers come from the JSONL log the dispatcher appends to
 (``ops/usage.py``; local only, never uploaded), aggregated by
-``console/usage_view.py`` and drawn by ``console/charts.py`` on the server:
+``ops/usage_series.py`` and drawn by ``console/charts.py`` on the server:
 no chart library and no script. The log names callers by token name and
 spans every org, so remote viewers need ``admin``.
 """
@@ -17,9 +17,9 @@ from starlette.routing import BaseRoute, Route
 
 from brainkeep.console.charts import Series, line_chart
 from brainkeep.console.env import ConsoleEnv, ConsolePage, NavItem
-from brainkeep.console.usage_view import DEFAULT_WINDOW, WINDOWS, UsageView, build_view
 from brainkeep.console.web import Viewer, page, render
 from brainkeep.ops.usage import PRIVACY_NOTE, UsageLog
+from brainkeep.ops.usage_series import DEFAULT_WINDOW, WINDOWS, UsageView, build_view
 
 # Verbs drawn as their own line in the calls chart; the rest are summed as "other".
 CHART_VERBS = 5

@@ -1,9 +1,10 @@
-"""The Usage page's numbers: the local usage log cut into time buckets.
+"""Usage over time: the local usage log cut into time buckets (the console's Usage page).
 
 Reads what ``ops/usage.py`` writes (one JSON line per verb call) and
 aggregates it: per-verb calls, error rate and p50/p99 latency per bucket, the
 entity hit rate, and the top callers by token name. Pure functions over the
-parsed lines, so the page module only reads the log and renders.
+parsed lines, kept below the transports so any surface can show them; the
+console's page module only reads the log and renders.
 """
 
 from __future__ import annotations
