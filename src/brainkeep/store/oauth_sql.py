@@ -1,13 +1,12 @@
 """OAuth clients and grants, for both engines: rows hold secret hashes, never secrets.
 
-The statements are plain SQL that SQLite and PostgreSQL both run; they are
-written with ``?`` and take the engine's placeholder when executed, so the
-two engines share one implementation.
+The statements are plain SQL that SQLite and PostgreSQL both run, written
+once (``store/portable_sql.py``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 from brainkeep.core.oauth.models import OAuthClient, OAuthGrant
 from brainkeep.store.oauth_rows import (
@@ -18,35 +17,12 @@ from brainkeep.store.oauth_rows import (
     grant_from_row,
     grant_params,
 )
+from brainkeep.store.portable_sql import PortableSQL
 
 _CLIENT_INSERT = (f"INSERT INTO oauth_clients ({', '.join(CLIENT_COLUMNS)}) "
                   f"VALUES ({', '.join(['?'] * len(CLIENT_COLUMNS))})")
 _GRANT_INSERT = (f"INSERT INTO oauth_grants ({', '.join(GRANT_COLUMNS)}) "
                  f"VALUES ({', '.join(['?'] * len(GRANT_COLUMNS))})")
-
-
-class _Engine(Protocol):
-    placeholder: str
-
-    def execute(self, sql: str, params: Any = ...) -> Any: ...
-    def one(self, sql: str, params: Any = ...) -> Any: ...
-
-
-class _Statements:
-    """``db`` with statements written in ``?`` style, whatever the engine's placeholder."""
-
-    def __init__(self, db: _Engine) -> None:
-        self.db = db
-
-    def _sql(self, statement: str) -> str:
-        mark = self.db.placeholder
-        return statement if mark == "?" else statement.replace("?", mark)
-
-    def execute(self, statement: str, params: Any = ()) -> Any:
-        return self.db.execute(self._sql(statement), params)
-
-    def one(self, statement: str, params: Any = ()) -> Any:
-        return self.db.one(self._sql(statement), params)
 
 
 class OAuthMixin:
@@ -55,8 +31,8 @@ class OAuthMixin:
     db: Any
 
     @property
-    def _oauth_sql(self) -> _Statements:
-        return _Statements(self.db)
+    def _oauth_sql(self) -> PortableSQL:
+        return PortableSQL(self.db)
 
     def insert_oauth_client(self, client: OAuthClient) -> None:
         """Insert a new client row. Must run inside ``transaction()``."""

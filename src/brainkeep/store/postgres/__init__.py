@@ -37,11 +37,13 @@ from brainkeep.store.postgres.pending import NotPorted, sqlite_methods
 from brainkeep.store.postgres.reads import ReadsMixin
 from brainkeep.store.postgres.tokens import TokensMixin
 from brainkeep.store.postgres.vectors import VectorsMixin
+from brainkeep.store.verified_heads_sql import VerifiedHeadsMixin
 
 
 class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, TokensMixin,
                     MnemoMixin, CheckpointsMixin, EventsMixin, AuditScansMixin,
-                    IntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin):
+                    IntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
+                    VerifiedHeadsMixin):
     """A brain in one PostgreSQL database, shared by any number of processes."""
 
     engine_name = "postgres"

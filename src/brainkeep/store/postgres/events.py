@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from brainkeep.core.audit import next_event
-from brainkeep.core.integrity_rows import VerifiedCheckpoint
 from brainkeep.core.models import Event, NewEvent
 from brainkeep.store.postgres.engine import PostgresEngine
 from brainkeep.store.rows import EVENT_COLUMNS, event_from_row, event_row
@@ -85,28 +84,3 @@ class EventsMixin:
         """(seq, hash) of the newest event (None: an empty log)."""
         row = self.db.one("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1")
         return None if row is None else (int(row["seq"]), str(row["hash"]))
-
-    # -- verified checkpoints (core/verify.py: where an incremental walk starts) --------
-
-    def verified_checkpoints(self, *, limit: int = 50) -> list[VerifiedCheckpoint]:
-        """The newest ``limit`` heads verify walks proved, newest seq first."""
-        rows = self.db.all(
-            "SELECT seq, hash, verified_at, mode, from_seq, key_fingerprint, signature "
-            "FROM verify_checkpoints ORDER BY seq DESC, id DESC LIMIT %s", (limit,)
-        )
-        return [VerifiedCheckpoint(int(r["seq"]), r["hash"], r["verified_at"], r["mode"],
-                                   int(r["from_seq"]), r["key_fingerprint"], r["signature"])
-                for r in rows]
-
-    def record_verified_checkpoint(self, checkpoint: VerifiedCheckpoint) -> None:
-        """Remember a proved head (inside ``transaction()``)."""
-        c = checkpoint
-        self.db.execute(
-            "INSERT INTO verify_checkpoints (seq, hash, verified_at, mode, from_seq, "
-            "key_fingerprint, signature) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-            (c.seq, c.hash, c.verified_at, c.mode, c.from_seq, c.key_fingerprint, c.signature),
-        )
-
-    def forget_verified_checkpoints(self) -> int:
-        """Drop every proved head (a full walk found a break); returns how many."""
-        return self.db.execute("DELETE FROM verify_checkpoints").rowcount

@@ -26,11 +26,13 @@ from brainkeep.store.sqlite.reads import ReadsMixin
 from brainkeep.store.sqlite.search_index import SQLiteSearchIndex
 from brainkeep.store.sqlite.tokens import TokensMixin
 from brainkeep.store.sqlite.vectors import VectorsMixin
+from brainkeep.store.verified_heads_sql import VerifiedHeadsMixin
 
 
 class SQLiteStore(
     PagesMixin, MemoriesMixin, EventsMixin, CursorsMixin, ChangesMixin, TokensMixin, MnemoMixin,
     CheckpointsMixin, AuditScansMixin, IntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
+    VerifiedHeadsMixin,
 ):
     """A brain in one SQLite file (WAL mode)."""
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from brainkeep.core.audit import next_event
-from brainkeep.core.integrity_rows import VerifiedCheckpoint
 from brainkeep.core.models import Event, NewEvent
 from brainkeep.store.rows import EVENT_COLUMNS, event_from_row, event_row
 from brainkeep.store.sqlite.engine import SQLiteEngine
@@ -65,28 +64,3 @@ class EventsMixin:
         """(page id, slug, content, content_hash) of every page, deleted ones too."""
         for row in self.db.execute("SELECT id, slug, content, content_hash FROM pages"):
             yield str(row[0]), row[1], row[2], row[3]
-
-    # -- verified checkpoints (core/verify.py: where an incremental walk starts) --------
-
-    def verified_checkpoints(self, *, limit: int = 50) -> list[VerifiedCheckpoint]:
-        """The newest ``limit`` heads verify walks proved, newest seq first."""
-        rows = self.db.all(
-            "SELECT seq, hash, verified_at, mode, from_seq, key_fingerprint, signature "
-            "FROM verify_checkpoints ORDER BY seq DESC, id DESC LIMIT ?", (limit,)
-        )
-        return [VerifiedCheckpoint(int(r["seq"]), r["hash"], r["verified_at"], r["mode"],
-                                   int(r["from_seq"]), r["key_fingerprint"], r["signature"])
-                for r in rows]
-
-    def record_verified_checkpoint(self, checkpoint: VerifiedCheckpoint) -> None:
-        """Remember a proved head (inside ``transaction()``)."""
-        c = checkpoint
-        self.db.execute(
-            "INSERT INTO verify_checkpoints (seq, hash, verified_at, mode, from_seq, "
-            "key_fingerprint, signature) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (c.seq, c.hash, c.verified_at, c.mode, c.from_seq, c.key_fingerprint, c.signature),
-        )
-
-    def forget_verified_checkpoints(self) -> int:
-        """Drop every proved head (a full walk found a break); returns how many."""
-        return self.db.execute("DELETE FROM verify_checkpoints").rowcount
