@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import signal
 import socket
 import sys
 import webbrowser
-from collections.abc import Iterator
 
 import uvicorn
 
+from brainkeep.asgi_server import QuietExitServer
 from brainkeep.brain import Brain
 from brainkeep.console.app import build_console_app
 from brainkeep.core.context import Caller
@@ -40,20 +38,6 @@ def _listen(port: int) -> socket.socket:
     return sock
 
 
-class _Server(uvicorn.Server):
-    """uvicorn, except that SIGINT/SIGTERM mean "finish and exit 0" (no re-raise)."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        handled = (signal.SIGINT, signal.SIGTERM)
-        originals = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
-        try:
-            yield
-        finally:
-            for sig, handler in originals.items():
-                signal.signal(sig, handler)
-
-
 def run_console(brain: Brain, caller: Caller, *, port: int, open_browser: bool,
                 json_out: bool = False) -> None:
     """Serve the console until SIGINT/SIGTERM.
@@ -77,7 +61,7 @@ def run_console(brain: Brain, caller: Caller, *, port: int, open_browser: bool,
     if open_browser:
         webbrowser.open(url)
     try:
-        _Server(config).run(sockets=[sock])
+        QuietExitServer(config).run(sockets=[sock])
     finally:
         sock.close()
     print("brainkeep: console stopped", file=sys.stderr, flush=True)

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import signal
 import socket
 import sys
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +34,7 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from brainkeep import __version__
+from brainkeep.asgi_server import QuietExitServer
 from brainkeep.brain import Brain
 from brainkeep.config import Settings
 from brainkeep.console.app import build_console_app
@@ -219,35 +219,6 @@ def _listen(bind: str, port: int) -> socket.socket:
     return sock
 
 
-class _Server(uvicorn.Server):
-    """uvicorn, except that SIGINT/SIGTERM mean "drain and exit 0".
-
-    uvicorn re-raises the captured signal after its graceful shutdown, which
-    would turn a clean stop into a KeyboardInterrupt or a signal exit status.
-    ``stop`` is the event `brainkeep serve` sets on a signal that arrived
-    before uvicorn installed its own handlers; each tick checks it.
-    """
-
-    def __init__(self, config: uvicorn.Config, stop: threading.Event | None = None) -> None:
-        super().__init__(config)
-        self._stop = stop
-
-    async def on_tick(self, counter: int) -> bool:
-        if self._stop is not None and self._stop.is_set():
-            self.should_exit = True
-        return await super().on_tick(counter)
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        handled = (signal.SIGINT, signal.SIGTERM)
-        originals = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
-        try:
-            yield
-        finally:
-            for sig, handler in originals.items():
-                signal.signal(sig, handler)
-
-
 def run_http_server(
     brain: Brain, settings: Settings, *, surface: str, bind: str, port: int,
     stop: threading.Event | None = None, public_url: str | None = None,
@@ -297,7 +268,7 @@ def run_http_server(
         "limit_concurrency": MAX_CONCURRENT_CONNECTIONS,
         "server_header": False,
     }
-    server = _Server(uvicorn.Config(app, **config), stop)
+    server = QuietExitServer(uvicorn.Config(app, **config), stop)
     try:
         server.run(sockets=[sock])
     finally:
