@@ -35,8 +35,8 @@ from brainkeep.store.postgres.mnemo import MnemoMixin
 from brainkeep.store.postgres.pages import PagesMixin
 from brainkeep.store.postgres.pending import NotPorted, sqlite_methods
 from brainkeep.store.postgres.reads import ReadsMixin
-from brainkeep.store.postgres.tokens import TokensMixin
 from brainkeep.store.postgres.vectors import VectorsMixin
+from brainkeep.store.tokens_sql import TokensMixin
 from brainkeep.store.verified_heads_sql import VerifiedHeadsMixin
 
 

@@ -24,8 +24,8 @@ from brainkeep.store.sqlite.mnemo import MnemoMixin
 from brainkeep.store.sqlite.pages import PagesMixin
 from brainkeep.store.sqlite.reads import ReadsMixin
 from brainkeep.store.sqlite.search_index import SQLiteSearchIndex
-from brainkeep.store.sqlite.tokens import TokensMixin
 from brainkeep.store.sqlite.vectors import VectorsMixin
+from brainkeep.store.tokens_sql import TokensMixin
 from brainkeep.store.verified_heads_sql import VerifiedHeadsMixin
 
 

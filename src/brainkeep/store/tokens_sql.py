@@ -1,15 +1,22 @@
-"""HTTP bearer tokens (SQLite): rows hold a secret's hash, never the secret."""
+"""HTTP bearer tokens, for both engines: rows hold a secret's hash, never the secret.
+
+The statements are plain SQL that SQLite and PostgreSQL both run, written
+once (``store/portable_sql.py``).
+"""
 
 from __future__ import annotations
 
 import json
-import sqlite3
+from typing import Any
 
 from brainkeep.core.token_models import ApiToken
-from brainkeep.store.sqlite.engine import SQLiteEngine
+from brainkeep.store.portable_sql import PortableSQL
+
+_COLUMNS = ("id, name, secret_hash, scopes, created_at, expires_at, revoked_at, org_id, "
+            "agent_id")
 
 
-def _token_from_row(row: sqlite3.Row) -> ApiToken:
+def _token_from_row(row: Any) -> ApiToken:
     return ApiToken(
         id=row["id"],
         name=row["name"],
@@ -24,15 +31,18 @@ def _token_from_row(row: sqlite3.Row) -> ApiToken:
 
 
 class TokensMixin:
-    """Token persistence; expects ``self.db`` to be a ``SQLiteEngine``."""
+    """Token persistence; expects ``self.db`` to be either engine."""
 
-    db: SQLiteEngine
+    db: Any
+
+    @property
+    def _tokens_sql(self) -> PortableSQL:
+        return PortableSQL(self.db)
 
     def insert_token(self, token: ApiToken) -> None:
         """Insert a new token row. Must run inside ``transaction()``."""
-        self.db.execute(
-            "INSERT INTO tokens (id, name, secret_hash, scopes, created_at, expires_at, "
-            "revoked_at, org_id, agent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        self._tokens_sql.execute(
+            f"INSERT INTO tokens ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 token.id,
                 token.name,
@@ -47,18 +57,18 @@ class TokensMixin:
         )
 
     def get_token(self, token_id: str) -> ApiToken | None:
-        row = self.db.one("SELECT * FROM tokens WHERE id = ?", (token_id,))
+        row = self._tokens_sql.one(f"SELECT {_COLUMNS} FROM tokens WHERE id = ?", (token_id,))
         return None if row is None else _token_from_row(row)
 
     def get_live_token_by_name(self, name: str) -> ApiToken | None:
         """The unrevoked token called ``name`` (expired ones included)."""
-        row = self.db.one(
-            "SELECT * FROM tokens WHERE name = ? AND revoked_at IS NULL", (name,)
+        row = self._tokens_sql.one(
+            f"SELECT {_COLUMNS} FROM tokens WHERE name = ? AND revoked_at IS NULL", (name,)
         )
         return None if row is None else _token_from_row(row)
 
     def list_tokens(self, *, include_revoked: bool = False) -> list[ApiToken]:
-        sql = "SELECT * FROM tokens"
+        sql = f"SELECT {_COLUMNS} FROM tokens"
         if not include_revoked:
             sql += " WHERE revoked_at IS NULL"
         rows = self.db.all(sql + " ORDER BY name, created_at")
@@ -66,17 +76,16 @@ class TokensMixin:
 
     def revoke_token(self, token_id: str, now: str) -> None:
         """Stamp ``revoked_at`` (kept, not deleted: the audit trail names the row)."""
-        self.db.execute(
+        self._tokens_sql.execute(
             "UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
             (now, token_id),
         )
 
     def count_usable_tokens(self, now: str) -> int:
         """Tokens neither revoked nor expired at ``now``."""
-        return int(
-            self.db.scalar(
-                "SELECT COUNT(*) FROM tokens WHERE revoked_at IS NULL "
-                "AND (expires_at IS NULL OR expires_at > ?)",
-                (now,),
-            )
+        row = self._tokens_sql.one(
+            "SELECT COUNT(*) FROM tokens WHERE revoked_at IS NULL "
+            "AND (expires_at IS NULL OR expires_at > ?)",
+            (now,),
         )
+        return int(row[0])
