@@ -21,11 +21,11 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
+from brainkeep.store.cursors_sql import CursorsMixin
 from brainkeep.store.oauth_sql import OAuthMixin
 from brainkeep.store.postgres.audit_scans import AuditScansMixin
 from brainkeep.store.postgres.changes import ChangesMixin
 from brainkeep.store.postgres.checkpoints import CheckpointsMixin
-from brainkeep.store.postgres.cursors import CursorsMixin
 from brainkeep.store.postgres.describe import describe
 from brainkeep.store.postgres.engine import CONNECT_TIMEOUT_S, LOCK_TIMEOUT_MS, PostgresEngine
 from brainkeep.store.postgres.events import EventsMixin

@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
+from brainkeep.store.cursors_sql import CursorsMixin
 from brainkeep.store.oauth_sql import OAuthMixin
 from brainkeep.store.sqlite.audit_scans import AuditScansMixin
 from brainkeep.store.sqlite.changes import ChangesMixin
 from brainkeep.store.sqlite.checkpoints import CheckpointsMixin
-from brainkeep.store.sqlite.cursors import CursorsMixin
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.events import EventsMixin
 from brainkeep.store.sqlite.integrity import IntegrityMixin

@@ -1,31 +1,36 @@
-"""delta session cursors (PostgreSQL): per-stream event seqs, keyed (source, client, session).
+"""delta session cursors, for both engines: per-stream event seqs, keyed (source, client, session).
 
-A translation of ``store/sqlite/cursors.py``; rows are addressed by their
-primary key where SQLite uses ``rowid``.
+Plain SQL both engines run, written once (``store/portable_sql.py``); the
+per-client trim addresses rows by their primary key, which both have.
 """
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from brainkeep.core.models import SessionCursor
-from brainkeep.store.postgres.engine import PostgresEngine
+from brainkeep.store.portable_sql import PortableSQL
 
 _COLUMNS = ("source_id, client_id, session_id, last_wake_at, page_seq, fact_seq, "
             "standing_entities, updated_at")
 
 
 class CursorsMixin:
-    """Session cursor persistence; expects ``self.db`` to be a ``PostgresEngine``."""
+    """Session cursor persistence; expects ``self.db`` to be either engine."""
 
-    db: PostgresEngine
+    db: Any
+
+    @property
+    def _cursors_sql(self) -> PortableSQL:
+        return PortableSQL(self.db)
 
     def get_session_cursor(
         self, source_id: str, client_id: str, session_id: str
     ) -> SessionCursor | None:
-        row = self.db.one(
-            f"SELECT {_COLUMNS} FROM session_cursors WHERE source_id = %s AND client_id = %s "
-            "AND session_id = %s",
+        row = self._cursors_sql.one(
+            f"SELECT {_COLUMNS} FROM session_cursors WHERE source_id = ? AND client_id = ? "
+            "AND session_id = ?",
             (source_id, client_id, session_id),
         )
         if row is None:
@@ -43,9 +48,9 @@ class CursorsMixin:
 
     def put_session_cursor(self, cursor: SessionCursor) -> None:
         """Upsert a cursor (last writer wins)."""
-        self.db.execute(
+        self._cursors_sql.execute(
             f"INSERT INTO session_cursors ({_COLUMNS}) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (source_id, client_id, session_id) DO UPDATE SET "
             "last_wake_at = excluded.last_wake_at, page_seq = excluded.page_seq, "
             "fact_seq = excluded.fact_seq, "
@@ -64,15 +69,15 @@ class CursorsMixin:
 
     def gc_session_cursors(self, idle_before: str, *, keep_per_client: int = 1000) -> int:
         """Delete cursors idle since before ``idle_before`` and trim each client to a cap."""
-        removed = self.db.execute(
-            "DELETE FROM session_cursors WHERE updated_at < %s", (idle_before,)
+        removed = self._cursors_sql.execute(
+            "DELETE FROM session_cursors WHERE updated_at < ?", (idle_before,)
         ).rowcount
-        removed += self.db.execute(
+        removed += self._cursors_sql.execute(
             "DELETE FROM session_cursors WHERE (source_id, client_id, session_id) IN ("
             "SELECT source_id, client_id, session_id FROM ("
             "SELECT source_id, client_id, session_id, ROW_NUMBER() OVER ("
             "PARTITION BY source_id, client_id ORDER BY updated_at DESC) AS n "
-            "FROM session_cursors) ranked WHERE n > %s)",
+            "FROM session_cursors) ranked WHERE n > ?)",
             (keep_per_client,),
         ).rowcount
         return int(removed)
