@@ -125,13 +125,13 @@ def first_embed(cli: CliContext, brain: Brain) -> dict[str, Any]:
     """Load the local model (proving it works offline) and embed what the brain holds."""
     from brainkeep.brain import build_embedder
     from brainkeep.cli.embed_cmd import report_data
-    from brainkeep.core.embedding_jobs import backfill
+    from brainkeep.core.embedding_jobs import bulk_backfill
 
     # Building it directly turns a misconfiguration into an error here.
     build_embedder(cli.settings)
     assert brain.embeddings is not None
     brain.embeddings.embed(["brainkeep init: model check"])
-    report = backfill(brain.embeddings)
+    report = bulk_backfill(brain.embeddings)
     return {"provider": "local", **report_data(report)}
 
 

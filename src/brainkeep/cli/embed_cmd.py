@@ -17,7 +17,7 @@ from rich.progress import (
 
 from brainkeep.brain import Brain, build_embedder
 from brainkeep.cli.app import CliContext, emit, json_option
-from brainkeep.core.embedding_jobs import BATCH_TEXTS, BackfillReport, backfill
+from brainkeep.core.embedding_jobs import BATCH_TEXTS, BackfillReport, bulk_backfill
 from brainkeep.errors import InvalidInput
 
 pass_cli = click.make_pass_decorator(CliContext, ensure=True)
@@ -67,13 +67,8 @@ def run_backfill(cli: CliContext, brain: Brain, batch_size: int = BATCH_TEXTS) -
             rate = f"{speed:.0f} texts/s" if speed else ""
             bar.update(task, completed=count, total=total, rate=rate)
 
-        tuned = getattr(brain.embeddings.provider, "for_backfill", None)
-        # The local model runs one run per core for a backfill (the server's
-        # provider is tuned for one query's latency); same vectors either way.
-        bulk = tuned() if tuned is not None else None
-        embeddings = brain.embeddings if bulk is None else brain.embeddings.using(bulk)
         try:
-            return backfill(embeddings, batch=batch_size, progress=tick)
+            return bulk_backfill(brain.embeddings, batch=batch_size, progress=tick)
         except KeyboardInterrupt:
             bar.stop()
             click.echo(
@@ -81,9 +76,6 @@ def run_backfill(cli: CliContext, brain: Brain, batch_size: int = BATCH_TEXTS) -
                 err=True,
             )
             raise SystemExit(130) from None
-        finally:
-            if bulk is not None:
-                bulk.close()
 
 
 @click.command()

@@ -220,3 +220,22 @@ def _rows(
 def _row(embeddings: Embeddings, task: EmbedTask, digest: str, blob: bytes) -> NewEmbedding:
     return NewEmbedding(task.kind, task.item_id, embeddings.source_id, task.page_id,
                         task.private, embeddings.model, embeddings.dim, digest, blob)
+
+
+def bulk_backfill(
+    embeddings: Embeddings, *, batch: int = BATCH_TEXTS, progress: Progress | None = None
+) -> BackfillReport:
+    """``backfill`` on the provider's throughput-tuned twin when it has one (same vectors).
+
+    The serving provider is tuned for one query's latency; a backfill embeds
+    thousands of texts, and the local model's ``for_backfill()`` runs one
+    model run per core instead (providers/local_embeddings.py).
+    """
+    tuned = getattr(embeddings.provider, "for_backfill", None)
+    bulk = tuned() if tuned is not None else None
+    try:
+        side = embeddings if bulk is None else embeddings.using(bulk)
+        return backfill(side, batch=batch, progress=progress)
+    finally:
+        if bulk is not None:
+            bulk.close()
