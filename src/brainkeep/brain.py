@@ -9,6 +9,7 @@ services receive provider objects, never a transport or a config file.
 from __future__ import annotations
 
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from brainkeep.core.hybrid import FactSearch
 from brainkeep.core.mnemo.context import MnemoContext
 from brainkeep.core.mnemo.service import MnemoService
 from brainkeep.core.models import DEFAULT_SOURCE
+from brainkeep.core.overlap import Overlap
 from brainkeep.core.pages import PageService
 from brainkeep.core.search import SearchService
 from brainkeep.core.verbs.services import VerbServices
@@ -36,6 +38,9 @@ if TYPE_CHECKING:
     from brainkeep.providers import ChatSettings, EmbeddingSettings
 
 log = logging.getLogger(__name__)
+# Recall's page arm runs on one of these beside its facts arm (core.overlap);
+# more requests at once than workers run their arms one after the other.
+OVERLAP_WORKERS = 4
 
 # Marks "build it from the settings" in open_brain (None means "none").
 _FROM_SETTINGS: Any = object()
@@ -107,6 +112,10 @@ class Brain:
             vector_arm=vector_arm,
             mode=str(self.settings.get("search.mode") or "hybrid"),
         )
+        # Threads start on first use: a command that never recalls by query has none.
+        self._workers = ThreadPoolExecutor(max_workers=OVERLAP_WORKERS,
+                                           thread_name_prefix="brainkeep-arm")
+        self.overlap = Overlap(self.store, self._workers, workers=OVERLAP_WORKERS)
         self.mnemo = MnemoService(
             MnemoContext(self.store, self.clock, self.source_id,
                          vectors=self.memory_vectors, indexer=self.embeddings,
@@ -127,6 +136,7 @@ class Brain:
             facts=self.facts,
             search=self.search,
             fact_search=self.fact_search,
+            overlap=self.overlap,
             chat=self.chat,
             chat_error=self.chat_error,
             chat_max_tokens=self.settings.get("chat.max_tokens"),
@@ -156,6 +166,7 @@ class Brain:
 
             for provider in self.owned:
                 close_provider(provider)
+        self._workers.shutdown(wait=True)
         self.store.close()
 
 

@@ -14,6 +14,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -112,7 +113,7 @@ class Embeddings:
         self.model = provider.model_id
         self.dim = provider.dimensions
         self.index = index
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache: OrderedDict[str, Future[np.ndarray]] = OrderedDict()
         self._lock = threading.Lock()
         self._space_recorded = False
         # Memories that exist when the brain opens are the backfill's job.
@@ -146,22 +147,32 @@ class Embeddings:
         return vectors
 
     def embed_query(self, text: str) -> np.ndarray:
-        """The query's vector; recall's two arms share one model call via a small cache.
+        """The query's vector; recall's arms share one model call via a small cache.
+
+        The arms may ask from two threads at once (``core.overlap``): the
+        second waits for the first's model call instead of making its own.
 
         Raises:
-            Unavailable: the provider failed.
+            Unavailable: the provider failed (not cached: the next call retries).
         """
         with self._lock:
-            cached = self._cache.get(text)
-            if cached is not None:
+            entry = self._cache.get(text)
+            owner = entry is None
+            if entry is None:
+                entry = self._cache[text] = Future()
+                while len(self._cache) > QUERY_CACHE_SIZE:
+                    self._cache.popitem(last=False)
+            else:
                 self._cache.move_to_end(text)
-                return cached
-        vector = self.embed([text])[0]
-        with self._lock:
-            self._cache[text] = vector
-            while len(self._cache) > QUERY_CACHE_SIZE:
-                self._cache.popitem(last=False)
-        return vector
+        if owner:
+            try:
+                entry.set_result(self.embed([text])[0])
+            except BaseException as exc:
+                entry.set_exception(exc)
+                with self._lock:
+                    if self._cache.get(text) is entry:
+                        del self._cache[text]
+        return entry.result()
 
     # -- writes ------------------------------------------------------------
 

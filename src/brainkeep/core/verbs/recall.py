@@ -51,6 +51,12 @@ def recall(
     """
     per_arm = clamp_limit(limit)
     since_ts = format_ts(parse_since(since, brain.clock.now())) if since else None
+    text = query.strip() if isinstance(query, str) else ""
+    # The page arm runs beside the facts arm (core.overlap): independent reads.
+    pages = brain.overlap.start(
+        lambda: brain.search.search(text, include_private=caller.include_private,
+                                    limit=per_arm)
+    ) if text else None
     facts = brain.facts.list_facts(
         caller,
         entity=entity.strip() if entity and entity.strip() else None,
@@ -60,15 +66,13 @@ def recall(
         grep=grep.strip() if grep and grep.strip() else None,
         limit=per_arm,
         # The query also ranks the facts arm (docs/search.md): same fact objects.
-        query=query if isinstance(query, str) else None,
+        query=text or None,
     )
     fact_items = [fact_object(m) for m in facts]
     response: dict[str, Any] = {"protocol_version": PROTOCOL_VERSION}
     results: list[dict[str, Any]] | None = None
-    if query and query.strip():
-        outcome = brain.search.search(
-            query.strip(), include_private=caller.include_private, limit=per_arm
-        )
+    if pages is not None:
+        outcome = pages()
         results = [
             {
                 "slug": r.slug,

@@ -15,6 +15,7 @@ from brainkeep.core.clock import Clock
 if TYPE_CHECKING:
     from brainkeep.core.facts import FactService
     from brainkeep.core.hybrid import FactSearch
+    from brainkeep.core.overlap import Overlap
     from brainkeep.core.search import SearchService
     from brainkeep.errors import BrainkeepError
     from brainkeep.providers.chat import ChatProvider
@@ -32,6 +33,7 @@ class VerbServices:
         facts: The fact service behind ``remember``, ``forget`` and recall's facts arm.
         search: Page search (recall's page arm, entity near-misses, synthesize).
         fact_search: Ranked fact evidence for ``synthesize``.
+        overlap: Runs recall's page arm beside its facts arm.
         chat: The chat model behind ``synthesize``; None when not configured.
         chat_error: Why ``chat`` is None although one is configured.
         chat_max_tokens: The raw ``chat.max_tokens`` setting; parsed by
@@ -44,6 +46,7 @@ class VerbServices:
     facts: FactService
     search: SearchService
     fact_search: FactSearch
+    overlap: Overlap
     chat: ChatProvider | None = None
     chat_error: BrainkeepError | None = None
     chat_max_tokens: int | str | None = None

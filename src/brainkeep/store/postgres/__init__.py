@@ -78,6 +78,9 @@ class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, Token
     def session(self) -> AbstractContextManager[None]:
         return self.db.session()
 
+    def side_session(self) -> AbstractContextManager[bool]:
+        return self.db.side_session()
+
     def in_transaction(self) -> bool:
         return self.db.in_transaction()
 

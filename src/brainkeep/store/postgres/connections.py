@@ -34,6 +34,8 @@ log = logging.getLogger("brainkeep.store.postgres")
 Connection = psycopg.Connection[Any]
 # A connection back in the pool for less than this is handed out unchecked.
 CHECK_IDLE_S = 1.0
+# How long a read run beside another waits for a connection before giving up.
+SPARE_WAIT_S = 0.02
 
 
 class ThreadState(threading.local):
@@ -117,11 +119,34 @@ class Connections:
     @contextmanager
     def session(self) -> Iterator[None]:
         """Statements of this thread share one checkout for the block (re-entrant)."""
-        local = self.local
-        if local.conn is not None:
+        if self.local.conn is not None:
             yield
             return
-        conn = self.checkout()
+        with self._holding(self.checkout()):
+            yield
+
+    @contextmanager
+    def side_session(self) -> Iterator[bool]:
+        """A ``session()`` on a connection the pool can give without a wait (else False)."""
+        if self.local.conn is not None:
+            yield True
+            return
+        stats = self.pool.get_stats()
+        if stats.get("pool_available", 0) == 0 and stats.get("pool_size", 0) >= self.pool.max_size:
+            yield False
+            return
+        try:
+            # A pool below its maximum opens a connection within a few ms.
+            conn = self.pool.getconn(timeout=SPARE_WAIT_S)
+        except psycopg.Error:  # PoolTimeout, or the database is gone: the caller reads itself
+            yield False
+            return
+        with self._holding(conn):
+            yield True
+
+    @contextmanager
+    def _holding(self, conn: Connection) -> Iterator[None]:
+        local = self.local
         local.conn, local.memo = conn, {}
         try:
             yield

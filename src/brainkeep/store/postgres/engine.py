@@ -164,6 +164,10 @@ class PostgresEngine:
         """
         return self._conns.session()
 
+    def side_session(self) -> AbstractContextManager[bool]:
+        """``session()`` if the pool can give a connection at once; yields whether it did."""
+        return self._conns.side_session()
+
     def session_memo(self) -> dict[str, Any] | None:
         """A dict this ``session()``'s reads share, or None outside a session or in a transaction.
 

@@ -51,6 +51,9 @@ class SQLiteStore(
     def session(self) -> AbstractContextManager[None]:
         return nullcontext()  # one connection per thread already
 
+    def side_session(self) -> AbstractContextManager[bool]:
+        return nullcontext(True)  # a thread's first statement opens its own connection
+
     def close(self) -> None:
         self.db.close()
 
