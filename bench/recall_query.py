@@ -114,6 +114,7 @@ def ensure_vectors(brain: Brain) -> None:
     plan = plan_backfill(brain.embeddings)
     if plan.total == 0:
         print("vectors: all chunks and memories already embedded (cached)")
+        build_indexes(brain)
         return
     print(f"vectors: embedding {plan.missing_chunks:,} chunks + {plan.missing_memories:,} "
           "memories with the local model (resumable; Ctrl-C keeps what is done)")
@@ -128,6 +129,15 @@ def ensure_vectors(brain: Brain) -> None:
     report = backfill(brain.embeddings, progress=tick)
     print(f"vectors: {report.embedded:,} texts embedded ({report.reused:,} reused) in "
           f"{report.seconds:.0f} s = {report.texts_per_s:.0f} texts/s")
+    build_indexes(brain)
+
+
+def build_indexes(brain: Brain) -> None:
+    """ANN bases up to date before timing (else a serving process builds them meanwhile)."""
+    started = time.perf_counter()
+    built = brain.search_index.build_vector_indexes()
+    if built:
+        print(f"vector indexes: built {built} in {time.perf_counter() - started:.1f} s")
 
 
 def measure_recall(brain: Brain, texts: list[str]

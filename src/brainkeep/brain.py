@@ -38,9 +38,9 @@ if TYPE_CHECKING:
     from brainkeep.providers import ChatSettings, EmbeddingSettings
 
 log = logging.getLogger(__name__)
-# Recall's page arm runs on one of these beside its facts arm (core.overlap);
-# more requests at once than workers run their arms one after the other.
-OVERLAP_WORKERS = 4
+# Recall's arms and their vector searches run on these beside each other
+# (core.overlap: three per recall); past that, reads run on their caller.
+OVERLAP_WORKERS = 6
 
 # Marks "build it from the settings" in open_brain (None means "none").
 _FROM_SETTINGS: Any = object()
@@ -64,6 +64,8 @@ class Brain:
     embedder: Any = None
     # Providers this brain built and so must release on close (not ones passed in).
     owned: tuple[Any, ...] = ()
+    # Worker threads for reads run beside each other (core.overlap); 0: none.
+    overlap_workers: int = OVERLAP_WORKERS
 
     def __post_init__(self) -> None:
         if self.embedder is not None and not self.store.vectors_available:
@@ -96,8 +98,13 @@ class Brain:
             if self.memory_vectors is None:
                 self.memory_vectors = MemoryVectorSearch(self.embeddings)
         self.pages = PageService(self.store, self.clock, self.source_id, embedder=self.embeddings)
+        # Threads start on first use: a command that never recalls by query has none.
+        self._workers = (ThreadPoolExecutor(max_workers=self.overlap_workers,
+                                            thread_name_prefix="brainkeep-arm")
+                         if self.overlap_workers > 0 else None)
+        self.overlap = Overlap(self.store, self._workers, workers=self.overlap_workers)
         self.fact_search = FactSearch(self.store, self.search_index, self.source_id,
-                                      self.embeddings)
+                                      self.embeddings, overlap=self.overlap)
         self.facts = FactService(
             self.store,
             self.clock,
@@ -111,11 +118,8 @@ class Brain:
             self.source_id,
             vector_arm=vector_arm,
             mode=str(self.settings.get("search.mode") or "hybrid"),
+            overlap=self.overlap,
         )
-        # Threads start on first use: a command that never recalls by query has none.
-        self._workers = ThreadPoolExecutor(max_workers=OVERLAP_WORKERS,
-                                           thread_name_prefix="brainkeep-arm")
-        self.overlap = Overlap(self.store, self._workers, workers=OVERLAP_WORKERS)
         self.mnemo = MnemoService(
             MnemoContext(self.store, self.clock, self.source_id,
                          vectors=self.memory_vectors, indexer=self.embeddings,
@@ -166,7 +170,8 @@ class Brain:
 
             for provider in self.owned:
                 close_provider(provider)
-        self._workers.shutdown(wait=True)
+        if self._workers is not None:
+            self._workers.shutdown(wait=True)
         self.store.close()
 
 
@@ -251,6 +256,7 @@ def open_brain(
     clock: Clock | None = None,
     embedder: Any = _FROM_SETTINGS,
     chat: Any = _FROM_SETTINGS,
+    overlap_workers: int = OVERLAP_WORKERS,
 ) -> Brain:
     """Open (and migrate) the brain under ``settings.home`` (or its PostgreSQL database).
 
@@ -260,6 +266,8 @@ def open_brain(
         embedder: An embedding provider to use instead of building one from
             ``embeddings.*`` (tests share one loaded model); None for none.
         chat: A chat provider to use instead of building one from ``chat.*``.
+        overlap_workers: Threads for reads run beside each other (0: every
+            read on its caller's thread; results are the same either way).
 
     A misconfigured provider does not stop the brain from opening: embeddings
     fall back to keyword search (logged), and ``synthesize`` answers
@@ -298,4 +306,5 @@ def open_brain(
         chat_error=chat_error,
         embedder=embedder,
         owned=tuple(p for p in owned if p is not None),
+        overlap_workers=overlap_workers,
     )

@@ -12,11 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from brainkeep.brain import Brain
+from brainkeep.brain import OVERLAP_WORKERS, Brain, open_brain
+from brainkeep.config import load_settings
 from brainkeep.core.overlap import Overlap
 from brainkeep.store.sqlite import SQLiteStore
 
-from .conftest import OpenBrain, SwitchableEmbedder, Verbs
+from .conftest import SwitchableEmbedder, Verbs
 
 PAGES = {
     "notes/pool": "Mia swims at the town pool every Wednesday after school.",
@@ -43,23 +44,28 @@ def seed(brain: Brain, verbs: Verbs) -> None:
         verbs.local("remember", fact=fact, provenance="notes")
 
 
-def test_recall_answers_the_same_beside_and_in_turn(open_home: OpenBrain,
+def test_recall_answers_the_same_beside_and_in_turn(tmp_path: Path,
                                                     embedder: SwitchableEmbedder) -> None:
     slow = SlowEmbedder(embedder.inner)
-    brain = open_home(slow)
-    verbs = Verbs(brain)
-    seed(brain, verbs)
-    beside = []
-    for query in QUERIES:
-        before = slow.calls
-        beside.append(verbs.ok("recall", query=query))
-        # The arms overlap, yet the query is embedded once, not once per arm.
-        assert slow.calls == before + 1
-    assert all(answer["results"] for answer in beside)
-    assert any(answer["facts"] for answer in beside)
-    brain.overlap = Overlap(brain.store, None)  # the arms one after the other
-    brain.embeddings._cache.clear()  # type: ignore[union-attr]
-    assert [verbs.ok("recall", query=q) for q in QUERIES] == beside
+    settings = load_settings(tmp_path / "home", env={})
+    answers = {}
+    for workers in (OVERLAP_WORKERS, 0):  # beside each other, then one after the other
+        brain = open_brain(settings, embedder=slow, overlap_workers=workers)
+        try:
+            verbs = Verbs(brain)
+            if workers:
+                seed(brain, verbs)
+            answers[workers] = []
+            for query in QUERIES:
+                before = slow.calls
+                answers[workers].append(verbs.ok("recall", query=query))
+                # Four reads overlap, yet the query is embedded once, not once per vector arm.
+                assert slow.calls == before + 1
+        finally:
+            brain.close()
+    assert all(answer["results"] for answer in answers[0])
+    assert any(answer["facts"] for answer in answers[0])
+    assert answers[OVERLAP_WORKERS] == answers[0]
 
 
 @pytest.fixture

@@ -30,6 +30,7 @@ from brainkeep.store.base import Store
 from brainkeep.store.postgres import PostgresStore
 from brainkeep.store.postgres.columns import MEMORY_FIELDS
 from brainkeep.store.postgres.fold import FOLDED_RANGES, fold, fold_function_sql, fold_table
+from brainkeep.store.postgres.keyword import keyword_plan
 from brainkeep.store.rows import memory_from_row
 from tests.pg_server import fresh_database
 from tests.store.conftest import Engine
@@ -211,3 +212,27 @@ def test_words_match_by_stem_and_no_word_is_a_stopword(store: Store) -> None:
     facts = FactFilter(now=ts(10), scope=ReadScope(trusted=True))
     negated = query_terms("not", keep_stopwords=True)
     assert [h.id for h in index.keyword(MEMORY, negated, facts, 5)] == [memory.id]
+
+
+def test_the_newest_floor_is_placed_by_counted_terms_only() -> None:
+    """A term no row held when counted cannot push old rows above the floor: one cached
+    floor then serves every query that pairs the common term with a new word."""
+    counts = {"billing": 5_000, "audit": 40}
+    budgeted = keyword_plan(("zyxwv", "billing"), counts, budget=1_000)
+    assert budgeted.terms == ("zyxwv", "billing") and budgeted.newest == 1_000
+    assert budgeted.floor_terms == ("billing",)
+    within = keyword_plan(("audit", "zyxwv"), counts, budget=1_000)
+    assert within.newest is None and within.floor_terms == ()
+
+
+def test_a_floor_ranks_the_newest_matches_and_new_words_still_match(pg: PostgresStore) -> None:
+    for n in range(6):
+        put_page(pg, f"notes/{n}", f"# Invoice {n}\n\ninvoice number {n}\n")
+    index = pg.search_index("default")
+    counts = index.words.term_doc_counts("chunk", ["invoic"])
+    plan = keyword_plan(("zyxwv", "invoic"), {"zyxwv": 0, **counts}, budget=2)
+    newest = index.words.chunks(plan, include_private=True, limit=10)
+    assert len(newest) == 2  # the two newest invoice chunks, not all six
+    put_page(pg, "notes/new", "# Fresh\n\nzyxwv arrived\n")  # written after the count
+    found = index.words.chunks(plan, include_private=True, limit=10)
+    assert len(found) == 3

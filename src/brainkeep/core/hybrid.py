@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from brainkeep.core.embedding import Embeddings
 from brainkeep.core.fusion import Fusion
 from brainkeep.core.models import Memory
+from brainkeep.core.overlap import Overlap, inline
 from brainkeep.core.query import query_terms
 from brainkeep.core.retrieval import CHUNK, MEMORY, FactFilter, ScoredId
 from brainkeep.core.search import (
@@ -88,11 +89,15 @@ class FactSearch:
     # "rrf" sums 1 / (rrf_k + rank).
     method: str = "convex"
     convex_weights: tuple[float, float, float] = (0.4, 0.2, 0.4)  # keyword, strict, vector
+    overlap: Overlap | None = None  # None: the lists one after the other
 
     def search(self, query: str, filt: FactFilter, *, limit: int) -> list[Memory]:
         """Facts passing ``filt`` that match ``query``, best first (at most ``limit``)."""
         pool = max(limit * 3, 30)
         terms = query_terms(query)
+        # The vector search runs beside the keyword ones (core.overlap).
+        vector = (self.overlap.start if self.overlap else inline)(
+            lambda: self._vector(query, filt, pool))
         keyword = self.index.keyword(
             MEMORY, terms.any(row_budget=KEYWORD_ROW_BUDGET), filt, pool
         )
@@ -101,8 +106,7 @@ class FactSearch:
             keyword = [s for s in keyword if s.score >= floor]
         strict = (self.index.keyword(MEMORY, terms.every(), filt, pool)
                   if len(terms.terms) > 1 else keyword)
-        vector = self._vector(query, filt, pool)
-        lists = (keyword, strict, vector)
+        lists = (keyword, strict, vector())
         if self.method == "convex":
             scores: dict[int, float] = {}
             for weight, hits in zip(self.convex_weights, lists, strict=True):

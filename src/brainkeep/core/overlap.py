@@ -1,11 +1,12 @@
-"""One read of a request run beside another: recall's page arm beside its facts arm.
+"""Reads of one request run beside each other: recall's arms and their vector halves.
 
-The two arms of ``recall(query)`` are independent reads, and most of their
-time is spent outside the interpreter lock (SQLite steps, PostgreSQL round
-trips, the model run, the graph search), so on two cores they overlap well
-(bench/recall_query.py has the numbers). The query embedding both arms need
-is computed once: ``Embeddings.embed_query`` makes the second caller wait
-for the first.
+``recall(query)`` runs its page arm beside its facts arm, and each arm runs
+its vector search beside its keyword searches. These are independent reads
+spending most of their time outside the interpreter lock (SQLite steps,
+PostgreSQL round trips, the model run, the graph search), so on two cores
+they overlap well (docs/search.md, "Performance"). The query embedding the
+two vector searches need is computed once: ``Embeddings.embed_query`` makes
+the second caller wait for the first.
 """
 
 from __future__ import annotations
@@ -19,6 +20,12 @@ from typing import TypeVar
 from brainkeep.store.base import Store
 
 T = TypeVar("T")
+
+
+def inline(read: Callable[[], T]) -> Callable[[], T]:
+    """Run ``read`` now; the returned callable gives its result (a service without workers)."""
+    result = read()
+    return lambda: result
 
 
 class Overlap:
@@ -42,8 +49,7 @@ class Overlap:
         """Begin ``read``; the returned callable waits for its result (or raises its error)."""
         if (self.executor is None or self.store.in_transaction()
                 or not self._slots.acquire(blocking=False)):
-            result = read()
-            return lambda: result
+            return inline(read)
         context = contextvars.copy_context()  # the request's log fields go along
 
         def beside() -> tuple[bool, T | None]:

@@ -31,11 +31,13 @@ Evidence is derived from the signals that actually fired, strongest first:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 from brainkeep.core.feedback import expansion_terms
 from brainkeep.core.fusion import CHUNKS_PER_PAGE, PageFusion, PageRanking, PageScore
+from brainkeep.core.overlap import Overlap, inline
 from brainkeep.core.query import PageScope, QueryTerms, query_terms, words_of
 from brainkeep.core.retrieval import CHUNK, PAGE, PageHead, ScoredId
 from brainkeep.core.slugs import normalize_alias
@@ -153,6 +155,7 @@ class SearchService:
     # "vector" skips the keyword and title arms (and the exact-name boosts)
     # whenever the vector arm can answer.
     mode: str = "hybrid"
+    overlap: Overlap | None = None  # None: the arms one after the other
 
     def search(self, query: str, *, include_private: bool, limit: int) -> SearchOutcome:
         """Best pages for ``query`` (one result per page), evidence stamped.
@@ -165,29 +168,36 @@ class SearchService:
         scope = PageScope(include_private)
         pool = max(limit * 3, 30)
         fusion = PageFusion(self.ranking)
-        degraded: str | None = DEGRADED_KEYWORD_ONLY
+        wanted = pool * CHUNKS_PER_PAGE
+        vector: Callable[[], VectorHits] | None = None
         if self.vector_arm is not None and self.mode != "keyword":
+            arm = self.vector_arm
             asked = query if self.ranking.vector_query == "raw" else " ".join(profile.terms)
-            wanted = pool * CHUNKS_PER_PAGE
-            vector = self.vector_arm.chunk_hits(asked, include_private=include_private,
-                                                limit=wanted)
-            degraded = vector.degraded
+            # Beside the keyword arms (core.overlap).
+            vector = (self.overlap.start if self.overlap else inline)(
+                lambda: arm.chunk_hits(asked, include_private=include_private, limit=wanted))
+        # "vector" mode runs the keyword arms only when the vector arm could not answer.
+        lexical = self.mode != "vector" or vector is None or vector().degraded is not None
+        keyword: list[ScoredId] = []
+        titles: list[ScoredId] = []
+        exact: list[int] = []
+        if lexical:
+            keyword = self.index.keyword(CHUNK, terms, scope, wanted)
+            titles = self.index.keyword(PAGE, terms, scope, pool)
+            exact = list(self.store.exact_name_pages(
+                self.source_id, profile.norm, include_private=include_private
+            ))
+        degraded = DEGRADED_KEYWORD_ONLY if self.mode != "keyword" else None
+        if vector is not None:
+            hits = vector()
+            degraded = hits.degraded
             # Cosine has no natural zero (an unrelated chunk still scores
             # ~0.1-0.3), so the vector list is always normalised by its worst.
-            fusion.add_vector(vector.hits, complete=False)
-        elif self.mode == "keyword":
-            degraded = None  # chosen by config, not a degradation
-        lexical = self.mode != "vector" or degraded is not None
-        titles: list[ScoredId] = []
+            fusion.add_vector(hits.hits, complete=False)
         if lexical:
-            wanted = pool * CHUNKS_PER_PAGE
-            keyword = self.index.keyword(CHUNK, terms, scope, wanted)
             fusion.add_keyword(keyword, complete=len(keyword) < wanted)
-            titles = self.index.keyword(PAGE, terms, scope, pool)
             fusion.add_pages(titles)
-            for page_id in self.store.exact_name_pages(
-                self.source_id, profile.norm, include_private=include_private
-            ):
+            for page_id in exact:
                 fusion.boost(page_id, self.ranking.exact_name_boost)
         scored = fusion.pages()
         if lexical and self.ranking.feedback_docs > 0 and scored:

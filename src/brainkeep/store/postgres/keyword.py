@@ -101,6 +101,11 @@ class TsPlan:
     terms: tuple[str, ...]
     require_all: bool = False
     newest: int | None = None  # rank only the newest N matches (None: all)
+    # The terms whose matches place the newest-N floor: those counted in some
+    # row. A term counted in none adds no old rows, so leaving it out keeps
+    # the floor sound and lets one cached floor serve every query with the
+    # common term (the floor query visits all of its matches).
+    floor_terms: tuple[str, ...] = ()
 
     def tsquery(self, bind: Any) -> str:
         """The tsquery expression, each term bound through ``bind``."""
@@ -136,7 +141,10 @@ def keyword_plan(terms: tuple[str, ...], doc_counts: dict[str, int], budget: int
             break
         chosen.append(term)
         total += count
-    return TsPlan(tuple(chosen), False, budget if total > budget else None)
+    if total <= budget:
+        return TsPlan(tuple(chosen))
+    return TsPlan(tuple(chosen), False, budget,
+                  tuple(t for t in chosen if doc_counts.get(t, 0)) or tuple(chosen))
 
 
 def _positional(params: list[Any]) -> Any:
@@ -251,13 +259,14 @@ class TsKeyword:
         """
         if not plan.newest:
             return 0
-        key = (table, plan.terms, plan.newest)
+        terms = plan.floor_terms or plan.terms
+        key = (table, terms, plan.newest)
         now = time.monotonic()
         hit = self._floors.get(key)
         if hit is not None and hit[0] > now:
             return hit[1]
         params: list[Any] = []
-        q = plan.tsquery(_positional(params))
+        q = TsPlan(terms).tsquery(_positional(params))
         floor = int(self.db.scalar(
             f"SELECT id FROM {table} WHERE tsv @@ {q} ORDER BY id DESC OFFSET %s LIMIT 1",
             (*params, plan.newest - 1),
