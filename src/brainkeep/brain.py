@@ -22,6 +22,7 @@ from brainkeep.core.mnemo.service import MnemoService
 from brainkeep.core.models import DEFAULT_SOURCE
 from brainkeep.core.overlap import Overlap
 from brainkeep.core.pages import PageService
+from brainkeep.core.retrieval import CHUNK, MEMORY
 from brainkeep.core.search import SearchService
 from brainkeep.core.verbs.services import VerbServices
 from brainkeep.errors import BrainkeepError
@@ -150,14 +151,18 @@ class Brain:
         """Load the embedding model now instead of on the first call that needs it.
 
         A serving process calls this in the background right after start, so
-        the first recall by query does not wait for the model; calls that
-        need no vectors run meanwhile. No provider: nothing to do.
+        the first recall by query does not wait for the model or for opening
+        the vector indexes; calls that need no vectors run meanwhile. No
+        provider: nothing to do.
 
         Raises:
             Unavailable: the configured model cannot be loaded.
         """
         if self.embeddings is not None:
             self.embeddings.embed(["warm-up"])
+            for kind in (CHUNK, MEMORY):
+                # Counting opens each kind's vector index (an ANN base's map).
+                self.search_index.vector_count(kind)
 
     def close(self) -> None:
         # Buffered recall access counts go out while the store is still open.

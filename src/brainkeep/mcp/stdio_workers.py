@@ -125,7 +125,6 @@ class BrainSlot:
     def _open(self) -> None:
         try:
             brain = self._open_brain()
-            brain.store.optimize()  # a long-running server should plan with fresh statistics
             self._dispatcher = open_dispatcher(brain, self._surface)
         except BaseException as exc:  # noqa: BLE001 — handed to every call, not lost
             log.error("stdio: the brain did not open: %s", exc)
@@ -137,6 +136,10 @@ class BrainSlot:
                 self._done.set()
         try:
             brain.warm()
+            # A long-running server should plan with fresh statistics, but
+            # after the first calls can run: ANALYZE of a big brain takes a
+            # quarter of a second (the previous statistics serve meanwhile).
+            brain.store.optimize()
         except BrainkeepError as exc:
             log.warning("warm-up skipped: %s", exc.message)
         finally:
