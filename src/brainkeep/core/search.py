@@ -156,6 +156,7 @@ class SearchService:
     # whenever the vector arm can answer.
     mode: str = "hybrid"
     overlap: Overlap | None = None  # None: the arms one after the other
+    row_budget: int = KEYWORD_ROW_BUDGET
 
     def search(self, query: str, *, include_private: bool, limit: int) -> SearchOutcome:
         """Best pages for ``query`` (one result per page), evidence stamped.
@@ -164,7 +165,7 @@ class SearchService:
         it is down, the keyword arms answer alone and ``degraded`` says why.
         """
         profile = QueryProfile.of(query)
-        terms = QueryTerms(profile.terms, row_budget=KEYWORD_ROW_BUDGET)
+        terms = QueryTerms(profile.terms, row_budget=self.row_budget)
         scope = PageScope(include_private)
         pool = max(limit * 3, 30)
         fusion = PageFusion(self.ranking)
@@ -247,7 +248,7 @@ class SearchService:
                 if e.chunk_id is not None and e.chunk_id in views]
         extra = expansion_terms(docs, profile.terms, self.ranking.feedback_terms)
         if extra:
-            terms = QueryTerms(extra, row_budget=KEYWORD_ROW_BUDGET)
+            terms = QueryTerms(extra, row_budget=self.row_budget)
             wanted = pool * CHUNKS_PER_PAGE
             hits = self.index.keyword(CHUNK, terms, scope, wanted)
             fusion.add_chunks(hits, weight=self.ranking.feedback_weight,

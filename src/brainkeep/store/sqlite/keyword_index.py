@@ -179,11 +179,14 @@ class KeywordIndex:
         """
         if not plan.fts:
             return []
+        # bm25() rather than the `rank` column (the same function, no rank is
+        # configured): ORDER BY rank takes FTS5's sorter subquery, which cost
+        # ~1.8 ms more per query on the 200K corpus, whatever the rows ranked.
         floor = self._rowid_floor("chunks_fts", plan.fts, plan.newest)
         privacy = "" if include_private else "AND p.visibility = 'world'"
         rows = self.db.all(
-            "SELECT c.id, c.page_id, f.score FROM (SELECT rowid, rank AS score FROM chunks_fts "
-            "WHERE chunks_fts MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?) f "
+            "SELECT c.id, c.page_id, f.score FROM (SELECT rowid, bm25(chunks_fts) AS score "
+            "FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid >= ? ORDER BY score LIMIT ?) f "
             "JOIN chunks c ON c.id = f.rowid JOIN pages p ON p.id = c.page_id "
             f"WHERE p.source_id = ? AND p.deleted_at IS NULL {privacy} ORDER BY f.score LIMIT ?",
             (plan.fts, floor, limit * 2 + 20, self.source_id, limit),
@@ -219,15 +222,16 @@ class KeywordIndex:
         where, params = fact_filter_sql(self.source_id, filt, "m.")
         if filt.narrowed:
             rows = self.db.all(
-                "SELECT m.id, rank AS score FROM memories_fts "
+                "SELECT m.id, bm25(memories_fts) AS score FROM memories_fts "
                 "JOIN memories m ON m.id = memories_fts.rowid "
                 f"WHERE memories_fts MATCH ? AND {where} ORDER BY score LIMIT ?",
                 (plan.fts, *params, limit),
             )
         else:
             rows = self.db.all(
-                "SELECT m.id, f.rank AS score FROM (SELECT rowid, rank FROM memories_fts "
-                "WHERE memories_fts MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?) f "
+                "SELECT m.id, f.score FROM (SELECT rowid, bm25(memories_fts) AS score "
+                "FROM memories_fts WHERE memories_fts MATCH ? AND rowid >= ? "
+                "ORDER BY score LIMIT ?) f "
                 f"JOIN memories m ON m.id = f.rowid WHERE {where} ORDER BY score LIMIT ?",
                 (plan.fts, self._rowid_floor("memories_fts", plan.fts, plan.newest),
                  limit * 3 + 20, *params, limit),
