@@ -4,7 +4,7 @@
 its vector search beside its keyword searches. These are independent reads
 spending most of their time outside the interpreter lock (SQLite steps,
 PostgreSQL round trips, the model run, the graph search), so on two cores
-they overlap well (docs/search.md, "Performance"). The query embedding the
+they overlap well (docs/search.md, "The arms run beside each other"). The query embedding the
 two vector searches need is computed once: ``Embeddings.embed_query`` makes
 the second caller wait for the first.
 """
