@@ -20,7 +20,7 @@ NEAR_MISS_CAP = 3
 # Rows the near-miss search may rank per common word (recall ranks 1,000).
 # Three suggestions for a name that matched nothing need no deep list, and
 # ranking is what a miss costs: ~4 us a row on SQLite's FTS5, more on PostgreSQL.
-NEAR_MISS_ROW_BUDGET = 250
+NEAR_MISS_ROW_BUDGET = 100
 
 
 def entity(brain: VerbServices, caller: Caller, *, name: str) -> dict[str, Any]:
