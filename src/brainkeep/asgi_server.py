@@ -4,10 +4,28 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import socket
 import threading
 from collections.abc import Iterator
 
 import uvicorn
+
+from brainkeep.errors import BrainkeepError
+
+
+def listen(bind: str, port: int, *, backlog: int, suggestion: str) -> socket.socket:
+    """Bind the listening socket ourselves: a clear error, and the real port for port 0."""
+    host = bind.strip("[]")
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise BrainkeepError(f"Cannot listen on {bind}:{port}.", suggestion=suggestion,
+                             detail=str(exc)) from exc
+    sock.listen(backlog)
+    return sock
 
 
 class QuietExitServer(uvicorn.Server):

@@ -42,3 +42,18 @@ def remote(seeded: Seeded) -> Iterator[ServerProc]:
         code = proc.stop()
         assert code == 0, f"server exit {code} on SIGTERM:\n{proc.stderr()}"
         assert "Traceback" not in proc.stderr(), proc.stderr()
+
+
+# The PostgreSQL brain: one per module (the page and browser modules each write to theirs).
+@pytest.fixture(scope="module")
+def pg_seeded(tmp_path_factory: pytest.TempPathFactory) -> Seeded:
+    return seed(tmp_path_factory.mktemp("console-pg") / "home", "postgres")
+
+
+@pytest.fixture(scope="module")
+def pg_remote(pg_seeded: Seeded) -> Iterator[ServerProc]:
+    proc = start_remote(pg_seeded.home)
+    try:
+        yield proc
+    finally:
+        assert proc.stop() == 0, proc.stderr()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -24,7 +23,14 @@ from brainkeep.core.context import LOCAL
 from brainkeep.core.tokens import TokenService
 from brainkeep.ops.dispatch import Dispatcher
 from brainkeep.ops.registry import build_catalog
-from tests.http.http_support import OPEN_LIMITS, ServerProc, make_home, server_env, start_server
+from tests.http.http_support import (
+    OPEN_LIMITS,
+    ServerProc,
+    make_home,
+    server_env,
+    start_server,
+    stop_process,
+)
 
 UI_BANNER = re.compile(r"console at (http://127\.0\.0\.1:\d+)/")
 START_TIMEOUT_S = 60.0
@@ -123,14 +129,7 @@ class UiProc:
         return self.stderr_path.read_text(encoding="utf-8", errors="replace")
 
     def stop(self, timeout: float = 15.0) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        return int(self.proc.returncode)
+        return stop_process(self.proc, timeout)
 
 
 def start_ui(home: Path, *args: str, org: str | None = None) -> UiProc:

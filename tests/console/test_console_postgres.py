@@ -2,38 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
-import pytest
 from console_support import (
     ORG_B_SENTINEL,
     PRIVATE_PAGE_SENTINEL,
     PRIVATE_SENTINEL,
     Seeded,
     csrf_of,
-    seed,
     sign_in,
-    start_remote,
 )
 
 from brainkeep.brain import open_brain
 from brainkeep.config import load_settings
 from tests.http.http_support import ServerProc
-
-
-@pytest.fixture(scope="module")
-def pg_seeded(tmp_path_factory: pytest.TempPathFactory) -> Seeded:
-    return seed(tmp_path_factory.mktemp("console-pg") / "home", "postgres")
-
-
-@pytest.fixture(scope="module")
-def pg_remote(pg_seeded: Seeded) -> Iterator[ServerProc]:
-    proc = start_remote(pg_seeded.home)
-    try:
-        yield proc
-    finally:
-        assert proc.stop() == 0, proc.stderr()
 
 
 def test_pages_privacy_and_forget_on_postgres(pg_remote: ServerProc, pg_seeded: Seeded) -> None:

@@ -10,12 +10,13 @@ on PostgreSQL, for the tests that must hold on both engines (conformance).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from http_support import (
     OPEN_LIMITS,
+    SENTINEL,
+    ServedBrain,
     ServerProc,
     create_token,
     local_call,
@@ -24,16 +25,6 @@ from http_support import (
     revoke_token,
     start_server,
 )
-
-SENTINEL = "zq-private-sentinel-7731"
-
-
-@dataclass(frozen=True)
-class ServedBrain:
-    """A served brain: its home and the secrets of its tokens, by role."""
-
-    home: Path
-    tokens: dict[str, str]
 
 
 def _seed_private(home: Path) -> None:

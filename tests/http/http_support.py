@@ -43,6 +43,17 @@ OPEN_LIMITS = {
 }
 
 
+SENTINEL = "zq-private-sentinel-7731"
+
+
+@dataclass(frozen=True)
+class ServedBrain:
+    """A served brain: its home and the secrets of its tokens, by role."""
+
+    home: Path
+    tokens: dict[str, str]
+
+
 def make_home(path: Path, config: dict[str, Any] | None = None, engine: str = "sqlite") -> Path:
     """A fresh brain home on ``engine`` with ``config`` written to its config file."""
     path.mkdir(parents=True, exist_ok=True)
@@ -100,15 +111,19 @@ class ServerProc:
         return self.stderr_path.read_text(encoding="utf-8", errors="replace")
 
     def stop(self, timeout: float = 15.0) -> int:
-        """SIGTERM, then wait for the graceful exit; returns the exit code."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        return int(self.proc.returncode)
+        return stop_process(self.proc, timeout)
+
+
+def stop_process(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> int:
+    """SIGTERM, then wait for the graceful exit (killed after ``timeout``); the exit code."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return int(proc.returncode)
 
 
 def serve_command(*args: str) -> list[str]:

@@ -7,8 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ServedBrain
-from http_support import ServerProc, server_env
+from http_support import ServedBrain, ServerProc, server_env
 
 
 def _connect(home: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -6,8 +6,7 @@ import json
 
 import httpx
 import pytest
-from conftest import ServedBrain
-from http_support import ServerProc, call, create_token, mcp_session, revoke_token, run
+from http_support import ServedBrain, ServerProc, call, create_token, mcp_session, revoke_token, run
 
 LIST_TOOLS = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
 HEADERS = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}

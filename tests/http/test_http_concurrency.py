@@ -11,8 +11,7 @@ import random
 
 import anyio
 import httpx2
-from conftest import ServedBrain
-from http_support import ServerProc, call, mcp_session, run
+from http_support import ServedBrain, ServerProc, call, mcp_session, run
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 

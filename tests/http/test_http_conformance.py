@@ -10,8 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ServedBrain
-from http_support import ServerProc, server_env
+from http_support import ServedBrain, ServerProc, server_env
 
 from tests.brain_engines import ENGINES
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import ServedBrain
-from http_support import ServerProc, call, local_call, mcp_session, run
+from http_support import ServedBrain, ServerProc, call, local_call, mcp_session, run
 
 from brainkeep.brain import open_brain
 from brainkeep.config import load_settings

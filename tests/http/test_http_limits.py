@@ -7,8 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-from conftest import ServedBrain
-from http_support import ServerProc, make_home, serve_command, server_env
+from http_support import ServedBrain, ServerProc, make_home, serve_command, server_env
 
 LIST_TOOLS = {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
 HEADERS = {

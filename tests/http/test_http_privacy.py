@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import SENTINEL, ServedBrain
-from http_support import ServerProc, call, mcp_session, run
+from http_support import SENTINEL, ServedBrain, ServerProc, call, mcp_session, run
 
 PROBES = [
     ("recall", {"entity": "people/ada-example", "limit": 50}),

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 import httpx
-from conftest import ServedBrain
-from http_support import ServerProc
+from http_support import ServedBrain, ServerProc
 
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 INIT = {

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import ServedBrain
-from http_support import ServerProc, call, mcp_session, run
+from http_support import ServedBrain, ServerProc, call, mcp_session, run
 
 VERBS = {"recall", "remember", "entity", "synthesize", "forget", "context_pack", "delta"}
 

@@ -7,8 +7,7 @@ import subprocess
 import sys
 
 import httpx2
-from conftest import ServedBrain
-from http_support import ServerProc, server_env
+from http_support import ServedBrain, ServerProc, server_env
 from oauth_support import add_client
 
 

@@ -3,39 +3,21 @@
 from __future__ import annotations
 
 import json
-import socket
 import sys
 import webbrowser
 
 import uvicorn
 
-from brainkeep.asgi_server import QuietExitServer
+from brainkeep.asgi_server import QuietExitServer, listen
 from brainkeep.brain import Brain
 from brainkeep.console.app import build_console_app
 from brainkeep.core.context import Caller
-from brainkeep.errors import BrainkeepError
 from brainkeep.ops.registry import open_dispatcher
 
 # Never another address: the local console has no sign-in, so it must stay
 # on this machine (DESIGN.md: servers bind 127.0.0.1 unless told otherwise,
 # and this one cannot be told).
 BIND = "127.0.0.1"
-
-
-def _listen(port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((BIND, port))
-    except OSError as exc:
-        sock.close()
-        raise BrainkeepError(
-            f"Cannot listen on {BIND}:{port}.",
-            suggestion="Pick another --port (or stop the process using it).",
-            detail=str(exc),
-        ) from exc
-    sock.listen(128)
-    return sock
 
 
 def run_console(brain: Brain, caller: Caller, *, port: int, open_browser: bool,
@@ -49,7 +31,8 @@ def run_console(brain: Brain, caller: Caller, *, port: int, open_browser: bool,
     Raises:
         BrainkeepError: the port cannot be bound.
     """
-    sock = _listen(port)
+    sock = listen(BIND, port, backlog=128,
+                  suggestion="Pick another --port (or stop the process using it).")
     url = f"http://{BIND}:{sock.getsockname()[1]}/"
     app = build_console_app(brain, open_dispatcher(brain, "full"), local_caller=caller)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import socket
 import sys
 import threading
 from collections.abc import AsyncIterator
@@ -34,13 +33,13 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from brainkeep import __version__
-from brainkeep.asgi_server import QuietExitServer
+from brainkeep.asgi_server import QuietExitServer, listen
 from brainkeep.brain import Brain
 from brainkeep.config import Settings
 from brainkeep.console.app import build_console_app
 from brainkeep.core.oauth.service import OAuthService
 from brainkeep.core.tokens import TokenService
-from brainkeep.errors import BrainkeepError, InvalidInput
+from brainkeep.errors import InvalidInput
 from brainkeep.mcp.auth import caller_from_request
 from brainkeep.mcp.gate import GateLimits, McpGate, OAuthCheck
 from brainkeep.mcp.limits import RateLimiter
@@ -200,25 +199,6 @@ class McpFront:
             await self.rest(scope, receive, send)
 
 
-def _listen(bind: str, port: int) -> socket.socket:
-    """Bind the listening socket ourselves: a clear error, and the real port for --port 0."""
-    family = socket.AF_INET6 if ":" in bind.strip("[]") else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((bind.strip("[]"), port))
-    except OSError as exc:
-        sock.close()
-        raise BrainkeepError(
-            f"Cannot listen on {bind}:{port}.",
-            suggestion="Pick another --port (or stop the process using it), and check --bind.",
-            detail=str(exc),
-        ) from exc
-    sock.listen(2048)
-    sock.set_inheritable(True)
-    return sock
-
-
 def run_http_server(
     brain: Brain, settings: Settings, *, surface: str, bind: str, port: int,
     stop: threading.Event | None = None, public_url: str | None = None,
@@ -234,7 +214,9 @@ def run_http_server(
     tokens = TokenService(brain.store, brain.clock)
     clients = len(OAuthService(brain.store, brain.clock).list_clients()) if public_url else 0
     check_bind_allowed(bind, tokens, clients)
-    sock = _listen(bind, port)
+    sock = listen(bind, port, backlog=2048, suggestion="Pick another --port (or stop the "
+                  "process using it), and check --bind.")
+    sock.set_inheritable(True)
     actual_port = sock.getsockname()[1]
     host = f"[{bind.strip('[]')}]" if ":" in bind.strip("[]") else bind
     issuer = public_url.rstrip("/") if public_url else (

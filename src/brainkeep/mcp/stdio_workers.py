@@ -135,12 +135,15 @@ class BrainSlot:
             if self._dispatcher is None:
                 self._done.set()
         try:
-            brain.warm()
-            # A long-running server should plan with fresh statistics, but
-            # after the first calls can run: ANALYZE of a big brain takes a
-            # quarter of a second (the previous statistics serve meanwhile).
-            brain.store.optimize()
-        except BrainkeepError as exc:
-            log.warning("warm-up skipped: %s", exc.message)
+            for step, name in ((brain.warm, "warm-up"),
+                               # A long-running server should plan with fresh
+                               # statistics, but after the first calls can run:
+                               # ANALYZE of a big brain takes a quarter of a
+                               # second (the stored statistics serve meanwhile).
+                               (brain.store.optimize, "statistics refresh")):
+                try:
+                    step()
+                except BrainkeepError as exc:
+                    log.warning("%s skipped: %s", name, exc.message)
         finally:
             self._done.set()

@@ -2,28 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-import pytest
 from browser_support import mcp_call, sign_in
-from console_support import Seeded, seed, start_remote
+from console_support import Seeded
 from playwright.sync_api import Page, expect
 
 from tests.http.http_support import ServerProc
-
-
-@pytest.fixture(scope="module")
-def pg_seeded(tmp_path_factory: pytest.TempPathFactory) -> Seeded:
-    return seed(tmp_path_factory.mktemp("console-browser-pg") / "home", "postgres")
-
-
-@pytest.fixture(scope="module")
-def pg_remote(pg_seeded: Seeded) -> Iterator[ServerProc]:
-    proc = start_remote(pg_seeded.home)
-    try:
-        yield proc
-    finally:
-        assert proc.stop() == 0, proc.stderr()
 
 
 def test_admin_pages_on_postgres(pg_seeded: Seeded, pg_remote: ServerProc,
