@@ -229,7 +229,7 @@ def test_a_floor_ranks_the_newest_matches_and_new_words_still_match(pg: Postgres
     for n in range(6):
         put_page(pg, f"notes/{n}", f"# Invoice {n}\n\ninvoice number {n}\n")
     index = pg.search_index("default")
-    counts = index.words.term_doc_counts("chunk", ["invoic"])
+    counts = index.words.counts.term_doc_counts("chunk", ["invoic"])
     plan = keyword_plan(("zyxwv", "invoic"), {"zyxwv": 0, **counts}, budget=2)
     newest = index.words.chunks(plan, include_private=True, limit=10)
     assert len(newest) == 2  # the two newest invoice chunks, not all six

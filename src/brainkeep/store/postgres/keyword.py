@@ -13,8 +13,8 @@ Ranking: Okapi BM25 computed in SQL, as SQLite's FTS5 ``bm25()`` ranks
 term rarity: on the retrieval eval it ranked a common word's match above a
 rare one's. Per matched row and term, ``ts_rank_cd`` of that one term with
 unit weights is the term's frequency (its number of covers); the idf comes
-from the per-term document counts this module caches anyway, and N and the
-average length from ``TableStats`` (cached). Lengths are distinct lexemes
+from the per-term document counts, and N and the average length from
+``TableStats`` (both cached, ``term_stats.py``). Lengths are distinct lexemes
 (``length(tsv)``), FTS5's are tokens: close for short chunks and facts.
 Pages weight a title occurrence 2:1 over an alias one (SQLite's
 ``bm25(pages_fts, 2.0, 1.0)``). Any-term queries with a ``row_budget`` are
@@ -25,7 +25,6 @@ the budget are ranked.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -37,17 +36,17 @@ from brainkeep.store.postgres.columns import memory_columns
 from brainkeep.store.postgres.engine import PostgresEngine
 from brainkeep.store.postgres.filters import fact_filter_sql
 from brainkeep.store.postgres.mnemo import memory_filter_sql
+from brainkeep.store.postgres.term_stats import (
+    TERM_CACHE_SECONDS,
+    TERM_CACHE_SIZE,
+    TS_CONFIG,
+    TableStats,
+    TermStats,
+    bound,
+    idf,
+)
 from brainkeep.store.rows import memory_from_row
 
-# The text search configuration of the tsv columns (migration 0011: 'simple'
-# plus Snowball English stems, no stopwords): queries must use the same.
-TS_CONFIG = "brainkeep"
-TERM_CACHE_SECONDS = 30.0
-TERM_CACHE_SIZE = 50_000
-# kind -> (table, what makes a row of this source live): counted per term.
-_TABLES = {"chunk": "chunks", "memory": "memories", "page": "pages"}
-# N and the average row length change slowly; recomputing them scans the table.
-STATS_SECONDS = 60.0
 # BM25 parameters (FTS5's, fixed there too).
 K1, B = 1.2, 0.75
 # ts_rank_cd weights {D, C, B, A} (each at most 1) times a factor give the
@@ -57,19 +56,6 @@ _TF_WEIGHTS = {"page": ("{0.5, 0.5, 0.5, 1.0}", 2.0)}
 _UNIT_WEIGHTS = ("{1, 1, 1, 1}", 1.0)
 # A BM25 score is 0 when every idf is floored; scores stay positive.
 _EPSILON = 1e-9
-
-
-@dataclass(frozen=True)
-class TableStats:
-    """What BM25 needs of a whole index: rows holding text, their mean length."""
-
-    rows: int
-    mean_length: float
-
-
-def idf(rows: int, matches: int) -> float:
-    """FTS5's inverse document frequency (floored at 1e-6 for very common terms)."""
-    return max(math.log((rows - matches + 0.5) / (matches + 0.5)), 1e-6)
 
 
 def bm25_sql(kind: str, alias: str, idfs: dict[int, float], stats: TableStats) -> str:
@@ -147,22 +133,13 @@ def keyword_plan(terms: tuple[str, ...], doc_counts: dict[str, int], budget: int
                   tuple(t for t in chosen if doc_counts.get(t, 0)) or tuple(chosen))
 
 
-def _positional(params: list[Any]) -> Any:
-    def bind(value: Any) -> str:
-        params.append(value)
-        return "%s"
-    return bind
-
-
 class TsKeyword:
     """Keyword reads over ``chunks.tsv``, ``pages.tsv`` and ``memories.tsv`` of one source."""
 
     def __init__(self, db: PostgresEngine, source_id: str) -> None:
         self.db = db
         self.source_id = source_id
-        # (kind, term) -> (expiry, count, the cap it was counted under or None)
-        self._term_counts: dict[tuple[str, str], tuple[float, int, int | None]] = {}
-        self._stats: dict[str, tuple[float, TableStats]] = {}
+        self.counts = TermStats(db)
         # (table, terms, newest) -> (expiry, floor id)
         self._floors: dict[tuple[str, tuple[str, ...], int], tuple[float, int]] = {}
 
@@ -174,66 +151,10 @@ class TsKeyword:
         # matches visits every one of them), unless every term is that
         # common and the rarest must be told apart.
         cap = terms.row_budget + 1
-        counts = self.term_doc_counts(kind, list(terms.terms), cap=cap)
+        counts = self.counts.term_doc_counts(kind, list(terms.terms), cap=cap)
         if min(counts.values(), default=0) >= cap:
-            counts = self.term_doc_counts(kind, list(terms.terms))
+            counts = self.counts.term_doc_counts(kind, list(terms.terms))
         return keyword_plan(terms.terms, counts, terms.row_budget)
-
-    # -- BM25 statistics ----------------------------------------------------------
-
-    def term_doc_counts(self, kind: str, terms: list[str], *,
-                        cap: int | None = None) -> dict[str, int]:
-        """How many rows of ``kind`` (every source, like fts5vocab) hold each term; cached.
-
-        With ``cap``, a count stops there: a term counted ``cap`` holds at
-        least that many rows (cheap to tell for a common term, which would
-        otherwise have every match visited).
-        """
-        cache = self._term_counts
-        now = time.monotonic()
-        found: dict[str, int] = {}
-        for t in terms:
-            hit = cache.get((kind, t))
-            # A capped count answers an exact question only when under its cap.
-            if hit is not None and hit[0] > now and (hit[2] is None or hit[1] < hit[2] or (
-                    cap is not None and hit[2] >= cap)):
-                found[t] = hit[1] if cap is None else min(hit[1], cap)
-        missing = [t for t in terms if t not in found]
-        if missing:
-            table = _TABLES[kind]
-            params: list[Any] = []
-            bind = _positional(params)
-            limit = "" if cap is None else f" LIMIT {int(cap)}"
-            counts = ", ".join(
-                f"(SELECT COUNT(*) FROM (SELECT 1 FROM {table} WHERE tsv @@ "
-                f"phraseto_tsquery('{TS_CONFIG}', {bind(t)}){limit}) s)" for t in missing)
-            row = self.db.one(f"SELECT {counts}", params)
-            assert row is not None
-            if len(cache) > TERM_CACHE_SIZE:
-                cache.clear()
-            for term, count in zip(missing, row, strict=True):
-                # Zeros are cached too: the plan keeps a zero-count term (a
-                # term just written still matches), only its weight is stale.
-                found[term] = int(count)
-                cache[(kind, term)] = (now + TERM_CACHE_SECONDS, int(count), cap)
-        return found
-
-    def stats(self, kind: str) -> TableStats:
-        """Rows holding text and their mean length in ``kind``'s index (every source); cached.
-
-        Like the term counts, they only weigh terms: a minute of staleness
-        moves scores a little and never what matches.
-        """
-        now = time.monotonic()
-        hit = self._stats.get(kind)
-        if hit is not None and hit[0] > now:
-            return hit[1]
-        row = self.db.one(f"SELECT COUNT(*), COALESCE(AVG(length(tsv)), 0) FROM {_TABLES[kind]} "
-                          "WHERE tsv IS NOT NULL")
-        assert row is not None
-        stats = TableStats(int(row[0]), float(row[1]))
-        self._stats[kind] = (now + STATS_SECONDS, stats)
-        return stats
 
     def _scored(self, kind: str, alias: str, plan: TsPlan, cap: int | None = None) -> str:
         """The BM25 score expression of ``plan`` for row ``alias`` (over ``qq``).
@@ -241,8 +162,8 @@ class TsKeyword:
         ``cap``: counts may stop there (``term_doc_counts``), for a list
         whose scores only rank against each other.
         """
-        counts = self.term_doc_counts(kind, list(plan.terms), cap=cap)
-        stats = self.stats(kind)
+        counts = self.counts.term_doc_counts(kind, list(plan.terms), cap=cap)
+        stats = self.counts.stats(kind)
         rows = max([stats.rows, *counts.values()])
         # A term no row held when counted adds nothing to any score: it is
         # still matched (it may have been written since) but not scored,
@@ -266,7 +187,7 @@ class TsKeyword:
         if hit is not None and hit[0] > now:
             return hit[1]
         params: list[Any] = []
-        q = TsPlan(terms).tsquery(_positional(params))
+        q = TsPlan(terms).tsquery(bound(params))
         floor = int(self.db.scalar(
             f"SELECT id FROM {table} WHERE tsv @@ {q} ORDER BY id DESC OFFSET %s LIMIT 1",
             (*params, plan.newest - 1),
@@ -296,7 +217,7 @@ class TsKeyword:
         # over-fetch for the rows the source/privacy filter drops.
         rows = self.db.all(
             "SELECT f.id, f.page_id, f.score FROM (SELECT c.id, c.page_id, "
-            f"{score} AS score FROM {plan.queries(_positional(params))}, chunks c "
+            f"{score} AS score FROM {plan.queries(bound(params))}, chunks c "
             "WHERE c.tsv @@ qq.q AND c.id >= %s ORDER BY score DESC, c.id LIMIT %s) f "
             "JOIN pages p ON p.id = f.page_id WHERE p.source_id = %s AND p.deleted_at IS NULL "
             f"{privacy} ORDER BY f.score DESC, f.id LIMIT %s",
@@ -314,7 +235,7 @@ class TsKeyword:
         privacy = "" if include_private else "AND p.visibility = 'world'"
         rows = self.db.all(
             f"SELECT p.id, {score} AS score "
-            f"FROM {plan.queries(_positional(params))}, pages p WHERE p.tsv @@ qq.q AND p.id >= %s "
+            f"FROM {plan.queries(bound(params))}, pages p WHERE p.tsv @@ qq.q AND p.id >= %s "
             f"AND p.source_id = %s AND p.deleted_at IS NULL {privacy} "
             "ORDER BY score DESC, p.id LIMIT %s",
             (*params, floor, self.source_id, limit),
@@ -328,7 +249,7 @@ class TsKeyword:
         floor = 0 if filt.narrowed else self._floor("memories", plan)
         params: list[Any] = []
         score = self._scored("memory", "m", plan)
-        head = plan.queries(_positional(params))
+        head = plan.queries(bound(params))
         where, where_params = fact_filter_sql(self.source_id, filt, "m.")
         rows = self.db.all(
             f"SELECT m.id, {score} AS score "
