@@ -74,6 +74,25 @@ def test_lock_timeout_is_busy_and_nothing_is_written() -> None:
         waiter.close()
 
 
+def test_connections_plan_for_cached_pages_unless_the_operator_chose() -> None:
+    """brainkeep's connections use random_page_cost 1.1 (engine.RANDOM_PAGE_COST) only
+    where PostgreSQL's default is in force: a value set for the database is kept."""
+    url = fresh_database()
+    store = PostgresStore(url, pool_min=1, pool_max=1)
+    try:
+        assert store.db.scalar("SHOW random_page_cost") == "1.1"
+    finally:
+        store.close()
+    with psycopg.connect(url, autocommit=True) as conn:
+        dbname = conn.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
+        conn.execute(f'ALTER DATABASE "{dbname}" SET random_page_cost = 2.5')
+    store = PostgresStore(url, pool_min=1, pool_max=1)
+    try:
+        assert store.db.scalar("SHOW random_page_cost") == "2.5"
+    finally:
+        store.close()
+
+
 def test_a_swallowed_statement_error_does_not_commit_the_rest() -> None:
     store = PostgresStore(fresh_database())
     try:
