@@ -162,7 +162,7 @@ class VectorSearch:
               only: Collection[int] | None = None) -> list[VectorHit]:
         """Exact search of the filtered rows (the ORDER BY avoids the HNSW expression)."""
         rows = self.db.all(
-            "SELECT item_id, COALESCE(page_id, 0), vector <=> %(q)s AS distance FROM embeddings "
+            "SELECT item_id, COALESCE(page_id, 0), vector <=> %(q)b AS distance FROM embeddings "
             f"WHERE {self._where(include_private, only is not None)} "
             "ORDER BY distance, id LIMIT %(k)s",
             self._params(q=q, k=k, only=None if only is None else list(only)),
@@ -180,9 +180,9 @@ class VectorSearch:
         }
         rows = read_with_settings(
             self.db, settings,
-            f"SELECT item_id, COALESCE(page_id, 0), vector::vector({d}) <=> %(q)s::vector({d}) "
+            f"SELECT item_id, COALESCE(page_id, 0), vector <=> %(q)b "
             f"FROM embeddings WHERE {self._where(include_private, False)} "
-            f"ORDER BY vector::vector({d}) <=> %(q)s::vector({d}) LIMIT %(k)s",
+            f"ORDER BY vector::vector({d}) <=> %(q)b::vector({d}) LIMIT %(k)s",
             self._params(q=q, k=k),
         )
         return _hits(rows)
