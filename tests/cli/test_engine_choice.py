@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from brainkeep.brain import open_brain
+from brainkeep.cli.admin_cmds import engine_lines
 from brainkeep.cli.main import cli
 from brainkeep.config import load_settings
 from brainkeep.core.context import LOCAL
@@ -83,8 +84,22 @@ def test_init_records_the_url_without_the_password_and_doctor_shows_the_engine(
     assert engine["migrations"]["skipped"] == [5]  # 0005_embeddings needs pgvector
     assert info["chain"]["valid"] is True
     text = run_cli("doctor").stdout
-    for needle in ("engine:  postgres", "PostgreSQL", "pool:", "migrations:", "pgvector missing"):
+    for needle in ("engine:  postgres", "PostgreSQL", "pool:", "cache:   shared_buffers",
+                   "migrations:", "pgvector missing"):
         assert needle in text, text
+    cache = engine["cache"]
+    assert cache["fits"] is (cache["size_bytes"] >= cache["search_bytes"] > 0)
+
+
+def test_doctor_warns_when_what_search_reads_outgrows_shared_buffers() -> None:
+    engine = {"target": "db", "server_version": "PostgreSQL 18", "pool": None,
+              "vector": {"available": True, "version": "pgvector 0.8"},
+              "migrations": {"pending": [], "skipped": []},
+              "cache": {"size_bytes": 128 << 20, "search_bytes": 600 << 20, "fits": False}}
+    line = next(x for x in engine_lines(engine) if x.startswith("cache:"))
+    assert "128 MiB" in line and "600 MiB" in line and "WARN" in line and "Memory sizing" in line
+    engine["cache"] = {"size_bytes": 1 << 30, "search_bytes": 600 << 20, "fits": True}
+    assert "WARN" not in next(x for x in engine_lines(engine) if x.startswith("cache:"))
 
 
 def test_pool_size_comes_from_config(run_cli: RunCli, home: Path) -> None:

@@ -7,7 +7,7 @@ import json
 from brainkeep.store.base import Store
 from tests.store.conftest import Engine
 
-KEYS = {"engine", "target", "server_version", "vector", "pool", "migrations"}
+KEYS = {"engine", "target", "server_version", "vector", "pool", "cache", "migrations"}
 
 
 def test_describe_has_the_engine_neutral_keys(engine: Engine, store: Store) -> None:
@@ -21,6 +21,11 @@ def test_describe_has_the_engine_neutral_keys(engine: Engine, store: Store) -> N
     assert migrations["pending"] == [] and migrations["skipped"] == []
     if info["pool"] is not None:  # an engine with a pool says how big it is
         assert 1 <= info["pool"]["min"] <= info["pool"]["max"]
+    if info["cache"] is not None:  # a server cache, against what search reads
+        cache = info["cache"]
+        assert cache["size_bytes"] > 0 and cache["search_bytes"] > 0
+        assert cache["fits"] is (cache["size_bytes"] >= cache["search_bytes"])
+    assert (info["cache"] is None) is (engine.name == "sqlite")
     json.dumps(info)  # doctor --json prints it as is
 
 

@@ -184,6 +184,13 @@ def engine_lines(engine: dict[str, Any]) -> list[str]:
         pool = engine["pool"]
         lines.append(f"pool:    {pool['size']} open ({pool['idle']} idle) of "
                      f"{pool['min']}..{pool['max']}, {pool['waiting']} waiting")
+    cache = engine.get("cache")
+    if cache is not None:
+        mib = 1_048_576
+        lines.append(f"cache:   shared_buffers {cache['size_bytes'] / mib:,.0f} MiB, search tables "
+                     f"and indexes {cache['search_bytes'] / mib:,.0f} MiB" + (
+                         "" if cache["fits"] else " — WARN searches read pages from the OS; "
+                         "raise shared_buffers (docs/postgres.md, \"Memory sizing\")"))
     migrations = engine["migrations"]
     state = "up to date" if not migrations["pending"] else \
         f"pending {migrations['pending']}"

@@ -73,6 +73,9 @@ class Store(
         password), ``server_version``, ``vector`` (``available`` and
         ``version``), ``pool`` (connection pool counters; None without one),
         ``migrations`` (``schema_version``, ``pending`` and ``skipped``
-        versions). Raises ``Unavailable`` when the database is unreachable.
+        versions), ``cache`` (a server's buffer cache against what search
+        reads: ``size_bytes``, ``search_bytes``, ``fits``; None for an
+        engine that relies on the OS page cache alone). Raises
+        ``Unavailable`` when the database is unreachable.
         """
         ...

@@ -16,6 +16,8 @@ from brainkeep.store.postgres.migrator import (
 _POOL_KEYS = {"pool_min": "min", "pool_max": "max", "pool_size": "size",
               "pool_available": "idle", "requests_waiting": "waiting",
               "connections_lost": "connections_lost"}
+# What a search reads: these tables with their indexes (HNSW and GIN included).
+SEARCH_TABLES = ("embeddings", "chunks", "memories", "pages")
 
 
 def describe(db: PostgresEngine) -> dict[str, Any]:
@@ -38,12 +40,25 @@ def describe(db: PostgresEngine) -> dict[str, Any]:
     if row["vector"] is None:
         vector["install_hint"] = VECTOR_INSTALL_HINT
     stats = db.pool_stats()
+    cache = db.one(
+        "SELECT (SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings "
+        "WHERE name = 'shared_buffers') AS size, (SELECT COALESCE(SUM(pg_total_relation_size("
+        "c.oid)), 0) FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace "
+        "AND c.relname = ANY(%s)) AS search",
+        (list(SEARCH_TABLES),),
+    )
+    assert cache is not None
     return {
         "engine": "postgres",
         "target": db.target,  # host:port, database: never the password
         "server_version": f"PostgreSQL {row['server']}",
         "vector": vector,
         "pool": {name: int(stats.get(key, 0)) for key, name in _POOL_KEYS.items()},
+        # Searches that do not fit shared_buffers copy pages in from the OS on
+        # every query: about 1.7x the database CPU per recall on
+        # bench/recall_query.py (docs/postgres.md, "Memory sizing").
+        "cache": {"size_bytes": int(cache["size"]), "search_bytes": int(cache["search"]),
+                  "fits": int(cache["size"]) >= int(cache["search"])},
         "migrations": {
             "schema_version": max(applied, default=0),
             "pending": [v for v in shipped if v not in applied],

@@ -107,6 +107,7 @@ class SQLiteStore(
             # Vectors are blobs searched with numpy: no extension to be missing.
             "vector": {"available": True, "version": f"numpy {np.__version__}"},
             "pool": None,
+            "cache": None,  # pages come from the OS page cache (and the mapped ANN graphs)
             "migrations": {"schema_version": version,
                            "pending": [v for v in shipped if v > version], "skipped": []},
         }
