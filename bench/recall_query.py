@@ -43,6 +43,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -193,8 +194,14 @@ def line(label: str, values: list[float], targets: dict[str, float] = TARGETS) -
           + ", ".join(verdicts))
 
 
-def measure_engine(engine: str, brain: Brain, count: int) -> dict[str, list[float]]:
-    """Steps 3-4 on one engine's brain: counts, the vector load, then recall."""
+def measure_engine(engine: str, brain: Brain, count: int,
+                   server_cpu: Callable[[], float | None] = lambda: None
+                   ) -> dict[str, list[float]]:
+    """Steps 3-4 on one engine's brain: counts, the vector load, then recall.
+
+    ``server_cpu``: the database server's CPU seconds so far (a local
+    PostgreSQL), printed per recall beside the client's.
+    """
     counts = brain.store.counts()
     started = time.perf_counter()
     n_chunks = brain.search_index.vector_count(CHUNK)  # the cold load (SQLite)
@@ -211,7 +218,13 @@ def measure_engine(engine: str, brain: Brain, count: int) -> dict[str, list[floa
     brain.search_index.vector_count(CHUNK)
     check_us = (time.perf_counter() - started) * 1e6
     print(f"[{engine}] staleness check when nothing changed: {check_us:.0f} us")
+    before = server_cpu()
     totals, embeds, cpus = measure_recall(brain, queries(count))
+    after = server_cpu()
+    if before is not None and after is not None:
+        per_call = (after - before) / count * 1000
+        print(f"[{engine}] database server CPU per recall: {per_call:.2f} ms "
+              "(every backend; the client's is 'recall CPU' below)")
     return {"recall": totals, "  recall CPU": cpus, "  query embedding": embeds}
 
 
@@ -277,7 +290,7 @@ def main() -> None:
         ensure_vectors(brain)  # on the SQLite corpus: PostgreSQL gets a copy of it
     finally:
         brain.close()
-    pg = PostgresCorpus(args.cache, "corpus_20k", args.database)
+    pg = PostgresCorpus(args.cache, "corpus_20k", args.database, args.shared_buffers)
     home = Path(tempfile.mkdtemp(prefix="bk-recall-pg-"))
     results: dict[str, dict[str, list[float]]] = {}
     try:
@@ -285,7 +298,9 @@ def main() -> None:
             url = pg.url() if engine == "postgres" else None
             brain = open_on(engine, args.cache, url, home / "brain", embedder=model)
             try:
-                results[engine] = measure_engine(engine, brain, args.queries)
+                results[engine] = measure_engine(
+                    engine, brain, args.queries,
+                    pg.server_cpu_seconds if engine == "postgres" else lambda: None)
             finally:
                 brain.close()
             if args.remembers > 0:  # 0: skip step 5 (no copy of a big corpus)
