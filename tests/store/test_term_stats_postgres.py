@@ -56,7 +56,8 @@ def test_without_statistics_every_term_is_counted(pg: PostgresStore) -> None:
     assert exact(pg, "invoic") == 30
 
 
-def test_a_common_word_is_estimated_and_the_rest_counted(pg: PostgresStore) -> None:
+def test_a_common_word_is_estimated_and_the_rest_counted(
+        pg: PostgresStore, monkeypatch: pytest.MonkeyPatch) -> None:
     seed(pg)
     pg.db.execute("ANALYZE chunks")
     before = chunk_rows(pg)
@@ -71,6 +72,17 @@ def test_a_common_word_is_estimated_and_the_rest_counted(pg: PostgresStore) -> N
     assert counts["receipt"] == 10  # under the threshold: counted
     assert counts["zebra_crossing"] == 1  # a phrase: counted
     assert counts["absent"] == 0
+    # Once its lexemes are known, a common word costs no statement at all.
+    stats._counts.clear()  # as after the counts' 30 s expiry
+    ran: list[str] = []
+    real_run = pg.db._run
+    monkeypatch.setattr(pg.db, "_run", lambda conn, sql, params: (
+        ran.append(sql), real_run(conn, sql, params))[1])
+    assert stats.term_doc_counts("chunk", ["invoic"]) == {"invoic": counts["invoic"]}
+    assert ran == []
+    assert stats.term_doc_counts("chunk", ["receipt", "invoic"]) == {
+        "receipt": 10, "invoic": counts["invoic"]}
+    assert len(ran) == 1  # "receipt", counted
     # A capped count of a word estimated well above the cap is the cap.
     assert TermStats(pg.db, estimate_from=20).term_doc_counts("chunk", ["invoic"], cap=7) == {
         "invoic": 7,

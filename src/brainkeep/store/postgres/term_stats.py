@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,46 +97,74 @@ class TermStats:
         return found
 
     def _count(self, kind: str, terms: list[str], cap: int | None) -> list[int]:
-        """Each term's count: estimated from the statistics when common, else counted."""
+        """Each term's count: estimated from the statistics when common, else counted.
+
+        One statement at most: a term whose lexemes are not cached yet gets
+        them from the server in the same statement, which counts it only
+        if they are not one common lexeme.
+        """
         rows = self.stats(kind).rows
-        common = self._common(kind)
-        lexemes = self._lexemes(terms)
+        fractions = self._common(kind)
         # An estimate stands in for a capped count only well above the cap.
         estimate_from = max(self.estimate_from, 2 * cap) if cap is not None else self.estimate_from
-        known: dict[str, int] = {}
-        for t in terms:
-            words = lexemes[t]
-            if not words:  # nothing to match (the parser kept no lexeme)
-                known[t] = 0
-            elif len(words) == 1 and common.get(words[0], 0.0) * rows >= estimate_from:
-                known[t] = cap if cap is not None else min(round(common[words[0]] * rows), rows)
-        counted = [t for t in terms if t not in known]
-        if counted:
-            params: list[Any] = []
-            bind = bound(params)
-            limit = "" if cap is None else f" LIMIT {int(cap)}"
-            row = self.db.one("SELECT " + ", ".join(
-                f"(SELECT COUNT(*) FROM (SELECT 1 FROM {TABLES[kind]} WHERE tsv @@ "
-                f"phraseto_tsquery('{TS_CONFIG}', {bind(t)}){limit}) s)" for t in counted), params)
-            assert row is not None
-            known.update(zip(counted, (int(v) for v in row), strict=True))
-        return [known[t] for t in terms]
+        common = {w for w, f in fractions.items() if f * rows >= estimate_from}
 
-    def _lexemes(self, terms: list[str]) -> dict[str, tuple[str, ...]]:
-        """What the tsv columns' configuration makes of each term (fixed: cached for good)."""
+        def estimate(words: tuple[str, ...]) -> int | None:
+            if not words:  # the parser kept no lexeme: nothing can match
+                return 0
+            if len(words) == 1 and words[0] in common:
+                return cap if cap is not None else min(round(fractions[words[0]] * rows), rows)
+            return None
+
+        found: dict[str, int] = {}
+        for t in terms:
+            words = self._lexeme_cache.get(t)
+            value = None if words is None else estimate(words)
+            if value is not None:
+                found[t] = value
+        counted = [t for t in terms if t not in found and t in self._lexeme_cache]
+        unknown = [t for t in terms if t not in self._lexeme_cache]
+        if counted or unknown:
+            found.update(self._query(kind, counted, unknown, cap, common, estimate))
+        return [found[t] for t in terms]
+
+    def _query(self, kind: str, counted: list[str], unknown: list[str], cap: int | None,
+               common: set[str], estimate: Callable[[tuple[str, ...]], int | None]
+               ) -> dict[str, int]:
+        """Counts of ``counted``; lexemes of ``unknown``, each counted unless one common lexeme."""
+        table, limit = TABLES[kind], "" if cap is None else f" LIMIT {int(cap)}"
+        # Placeholders in the select list come before those in FROM.
+        select: list[Any] = []
+        from_: list[Any] = []
+        in_select, in_from = bound(select), bound(from_)
+
+        def count(term: str) -> str:
+            return (f"(SELECT COUNT(*) FROM (SELECT 1 FROM {table} WHERE tsv @@ "
+                    f"phraseto_tsquery('{TS_CONFIG}', {in_select(term)}){limit}) s)")
+
+        items = [count(t) for t in counted]
+        sources = [f"(SELECT {in_from(sorted(common))}::text[] AS common) k"]
+        for i, t in enumerate(unknown):
+            sources.append(f"(SELECT tsvector_to_array(to_tsvector('{TS_CONFIG}', "
+                           f"{in_from(t)}::text)) AS lex) u{i}")
+            items.append(f"u{i}.lex")
+            items.append(f"CASE WHEN cardinality(u{i}.lex) = 1 AND u{i}.lex[1] = ANY(k.common) "
+                         f"THEN NULL ELSE {count(t)} END")
+        row = self.db.one(f"SELECT {', '.join(items)} FROM {', '.join(sources)}", select + from_)
+        assert row is not None
+        out = {t: int(v) for t, v in zip(counted, row, strict=False)}
         cache = self._lexeme_cache
-        unknown = [t for t in terms if t not in cache]
-        if unknown:
-            params: list[Any] = []
-            bind = bound(params)
-            row = self.db.one("SELECT " + ", ".join(
-                f"tsvector_to_array(to_tsvector('{TS_CONFIG}', {bind(t)}::text))"
-                for t in unknown), params)
-            assert row is not None
-            if len(cache) > TERM_CACHE_SIZE:
-                cache.clear()
-            cache.update(zip(unknown, (tuple(v) for v in row), strict=True))
-        return {t: cache[t] for t in terms}
+        if len(cache) > TERM_CACHE_SIZE:
+            cache.clear()
+        rest = list(row[len(counted):])
+        for i, t in enumerate(unknown):
+            words, value = tuple(rest[2 * i]), rest[2 * i + 1]
+            cache[t] = words
+            if value is None:  # one common lexeme: the statement left it to the estimate
+                value = estimate(words)
+                assert value is not None
+            out[t] = int(value)
+        return out
 
     def _common(self, kind: str) -> dict[str, float]:
         """The table's most common lexemes and the fraction of rows holding each (ANALYZE's sample).
