@@ -75,7 +75,7 @@ def test_lock_timeout_is_busy_and_nothing_is_written() -> None:
 
 
 def test_connections_plan_for_cached_pages_unless_the_operator_chose() -> None:
-    """brainkeep's connections use random_page_cost 1.1 (engine.RANDOM_PAGE_COST) only
+    """brainkeep's connections use random_page_cost 1.1 (connections.RANDOM_PAGE_COST) only
     where PostgreSQL's default is in force: a value set for the database is kept."""
     url = fresh_database()
     store = PostgresStore(url, pool_min=1, pool_max=1)

@@ -51,7 +51,7 @@ from typing import Any, TypeVar
 import psycopg
 
 from brainkeep.errors import Busy, StoreError
-from brainkeep.store.postgres.connections import Connections, ThreadState
+from brainkeep.store.postgres.connections import Connections, ThreadState, configure_session
 from brainkeep.store.postgres.conninfo import describe_target, scrub
 from brainkeep.store.postgres.driver import Result, Row, is_conflict, row_factory, translate
 from brainkeep.store.postgres.migrator import MigrationReport, run_migrations, schema_version
@@ -72,8 +72,6 @@ WRITE_LOCK_KEY = 0x6272_6B5F_7772_6974  # "brk_writ": every write transaction
 # `Busy` (SQLite's `store.busy_timeout_ms`).
 LOCK_TIMEOUT_MS = 30_000
 CONNECT_TIMEOUT_S = 3.0
-# The planner's cost of a random page read on brainkeep's connections (_configure).
-RANDOM_PAGE_COST = 1.1
 # Server-side cursor names must be unique per connection (streams may nest).
 _stream_ids = itertools.count(1)
 
@@ -142,20 +140,8 @@ class PostgresEngine:
             raise translate(exc, self.url) from exc
 
     def _configure(self, conn: Connection) -> None:
-        conn.execute(f"SET lock_timeout = {int(self.lock_timeout_ms)}")
-        # A brain's hot rows live in memory, where PostgreSQL's default
-        # random_page_cost (4, for spinning disks) steers a keyword read with
-        # a newest-N floor onto a primary-key walk that filters thousands of
-        # rows, instead of ANDing the text index with the key range (about
-        # 2x slower per recall on bench/recall_query.py). 1.1 is the usual
-        # value for SSDs and cached data; a value the server's operator set
-        # is left alone.
-        conn.execute(f"SELECT set_config('random_page_cost', '{RANDOM_PAGE_COST}', false) "
-                     "FROM pg_settings WHERE name = 'random_page_cost' AND source = 'default'")
-        if self.vector_available:
-            from pgvector.psycopg import register_vector  # the extension exists only then
-
-            register_vector(conn)
+        configure_session(conn, lock_timeout_ms=self.lock_timeout_ms,
+                          vector=self.vector_available)
 
     @property
     def _local(self) -> ThreadState:
