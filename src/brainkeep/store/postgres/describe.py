@@ -55,7 +55,7 @@ def describe(db: PostgresEngine) -> dict[str, Any]:
         "vector": vector,
         "pool": {name: int(stats.get(key, 0)) for key, name in _POOL_KEYS.items()},
         # Searches that do not fit shared_buffers copy pages in from the OS on
-        # every query: about 1.7x the database CPU per recall on
+        # every query: about 1.6x the database CPU per recall on
         # bench/recall_query.py (docs/postgres.md, "Memory sizing").
         "cache": {"size_bytes": int(cache["size"]), "search_bytes": int(cache["search"]),
                   "fits": int(cache["size"]) >= int(cache["search"])},
