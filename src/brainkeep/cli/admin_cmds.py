@@ -139,7 +139,7 @@ def first_embed(cli: CliContext, brain: Brain) -> dict[str, Any]:
 @json_option
 @pass_cli
 def doctor(cli: CliContext) -> None:
-    """Show engine, server, pool, migrations, counts, chain status and database size."""
+    """Show engine, server, pool, cache, migrations, counts, chain status and database size."""
     from brainkeep.core.verify import verify_brain
     from brainkeep.ops.usage import UsageLog, usage_health
 

@@ -30,8 +30,8 @@ COMMANDS: dict[str, LazyCommand] = {
                           "Soft-delete page SLUG (history is kept)."),
     "delta": LazyCommand("brainkeep.cli.verb_cmds:verb_command", "delta (what changed since)"),
     "doctor": LazyCommand("brainkeep.cli.admin_cmds:doctor",
-                          "Show engine, server, pool, migrations, counts, chain status and "
-                          "database size."),
+                          "Show engine, server, pool, cache, migrations, counts, chain status "
+                          "and database size."),
     "embed": LazyCommand("brainkeep.cli.embed_cmd:embed",
                          "Embed every page chunk and fact that has no vector yet; safe to "
                          "interrupt and re-run."),
