@@ -8,11 +8,26 @@ order does not matter.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TypeVar
 
 import pytest
 from console_support import Seeded, UiProc, seed, start_remote, start_ui
 
 from tests.http.http_support import ServerProc
+
+Proc = TypeVar("Proc", UiProc, ServerProc)
+
+
+@contextmanager
+def stopped_cleanly(proc: Proc, name: str) -> Iterator[Proc]:
+    """Yield ``proc``; at the end it must exit 0 on SIGTERM with no traceback."""
+    try:
+        yield proc
+    finally:
+        code = proc.stop()
+        assert code == 0, f"{name} exit {code} on SIGTERM:\n{proc.stderr()}"
+        assert "Traceback" not in proc.stderr(), proc.stderr()
 
 
 @pytest.fixture(scope="session")
@@ -23,25 +38,15 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> Seeded:
 @pytest.fixture(scope="session")
 def ui(seeded: Seeded) -> Iterator[UiProc]:
     """`brainkeep --org org-a ui`: the trusted local console of tenant org-a."""
-    proc = start_ui(seeded.home, org="org-a")
-    try:
+    with stopped_cleanly(start_ui(seeded.home, org="org-a"), "ui") as proc:
         yield proc
-    finally:
-        code = proc.stop()
-        assert code == 0, f"ui exit {code} on SIGTERM:\n{proc.stderr()}"
-        assert "Traceback" not in proc.stderr(), proc.stderr()
 
 
 @pytest.fixture(scope="session")
 def remote(seeded: Seeded) -> Iterator[ServerProc]:
     """`brainkeep serve --http`; the console is at ``remote.base + "/console"``."""
-    proc = start_remote(seeded.home)
-    try:
+    with stopped_cleanly(start_remote(seeded.home), "server") as proc:
         yield proc
-    finally:
-        code = proc.stop()
-        assert code == 0, f"server exit {code} on SIGTERM:\n{proc.stderr()}"
-        assert "Traceback" not in proc.stderr(), proc.stderr()
 
 
 # The PostgreSQL brain: one per module (the page and browser modules each write to theirs).
@@ -52,8 +57,5 @@ def pg_seeded(tmp_path_factory: pytest.TempPathFactory) -> Seeded:
 
 @pytest.fixture(scope="module")
 def pg_remote(pg_seeded: Seeded) -> Iterator[ServerProc]:
-    proc = start_remote(pg_seeded.home)
-    try:
+    with stopped_cleanly(start_remote(pg_seeded.home), "server") as proc:
         yield proc
-    finally:
-        assert proc.stop() == 0, proc.stderr()
