@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
-from pg_support import PgServer
+from pg_support import server_cpu_seconds
 
 from brainkeep.brain import Brain, open_brain
 from brainkeep.config import load_settings
@@ -106,17 +106,16 @@ class PostgresCorpus:
         """CPU of the private server and its backends so far (None for ``--database``)."""
         if self._server is None:
             return None
-        return PgServer(self._url or "", int(self._server.get_pid()), "").cpu_seconds()
+        return server_cpu_seconds(int(self._server.get_pid()))
 
     def _set_shared_buffers(self, url: str) -> bool:
         """Record ``self.shared_buffers`` in the server's config; whether that changed it."""
         with psycopg.connect(url, autocommit=True) as conn:
-            current = conn.execute("SELECT setting::bigint * 8192 FROM pg_settings "
-                                   "WHERE name = 'shared_buffers'").fetchone()
-            wanted = conn.execute("SELECT pg_size_bytes(%s)", (self.shared_buffers,)).fetchone()
-            if current is None or wanted is None or current[0] == wanted[0]:
+            row = conn.execute("SELECT pg_size_bytes(current_setting('shared_buffers')), "
+                               "pg_size_bytes(%s)", (self.shared_buffers,)).fetchone()
+            if row is None or row[0] == row[1]:
                 return False
-            conn.execute(f"ALTER SYSTEM SET shared_buffers = '{int(wanted[0]) // 1024}kB'")
+            conn.execute(f"ALTER SYSTEM SET shared_buffers = '{int(row[1]) // 1024}kB'")
         return True
 
     def url_of(self, dbname: str) -> str:

@@ -45,12 +45,7 @@ class PgServer:
 
     def cpu_seconds(self) -> float | None:
         """CPU of the postmaster and every child (backends, background workers), or None."""
-        if self.postmaster_pid is None:
-            return None
-        # Backends that already exited were reaped by the postmaster: their CPU is
-        # in its cutime/cstime; the live ones are counted one by one.
-        own = cpu_seconds(self.postmaster_pid, with_reaped_children=True)
-        return own + sum(cpu_seconds(pid) for pid in children(self.postmaster_pid))
+        return None if self.postmaster_pid is None else server_cpu_seconds(self.postmaster_pid)
 
 
 def server(database: str | None) -> PgServer:
@@ -73,6 +68,14 @@ def with_database(url: str, dbname: str) -> str:
     if url.startswith(("postgresql://", "postgres://")):
         return urlunsplit(urlsplit(url)._replace(path=f"/{dbname}"))
     return psycopg.conninfo.make_conninfo(url, dbname=dbname)
+
+
+def server_cpu_seconds(postmaster_pid: int) -> float:
+    """CPU of a local PostgreSQL: the postmaster and every child, live or exited."""
+    # Backends that already exited were reaped by the postmaster: their CPU is
+    # in its cutime/cstime; the live ones are counted one by one.
+    own = cpu_seconds(postmaster_pid, with_reaped_children=True)
+    return own + sum(cpu_seconds(pid) for pid in children(postmaster_pid))
 
 
 def cpu_seconds(pid: int, *, with_reaped_children: bool = False) -> float:

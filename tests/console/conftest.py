@@ -8,26 +8,11 @@ order does not matter.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import TypeVar
 
 import pytest
 from console_support import Seeded, UiProc, seed, start_remote, start_ui
 
-from tests.http.http_support import ServerProc
-
-Proc = TypeVar("Proc", UiProc, ServerProc)
-
-
-@contextmanager
-def stopped_cleanly(proc: Proc, name: str) -> Iterator[Proc]:
-    """Yield ``proc``; at the end it must exit 0 on SIGTERM with no traceback."""
-    try:
-        yield proc
-    finally:
-        code = proc.stop()
-        assert code == 0, f"{name} exit {code} on SIGTERM:\n{proc.stderr()}"
-        assert "Traceback" not in proc.stderr(), proc.stderr()
+from tests.http.http_support import ServerProc, stopped_cleanly
 
 
 @pytest.fixture(scope="session")

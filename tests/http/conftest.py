@@ -24,6 +24,7 @@ from http_support import (
     past_clock,
     revoke_token,
     start_server,
+    stopped_cleanly,
 )
 
 
@@ -81,13 +82,8 @@ def _served_brain(tmp_path_factory: pytest.TempPathFactory, engine: str) -> Serv
 
 
 def _serve(home: Path, *args: str) -> Iterator[ServerProc]:
-    server = start_server(home, *args)
-    try:
+    with stopped_cleanly(start_server(home, *args), "server") as server:
         yield server
-    finally:
-        code = server.stop()
-        assert code == 0, f"server exit {code} on SIGTERM:\n{server.stderr()}"
-        assert "Traceback" not in server.stderr(), server.stderr()
 
 
 @pytest.fixture(scope="session")

@@ -12,12 +12,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import anyio
 import httpx2
@@ -124,6 +124,25 @@ def stop_process(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> int:
             proc.kill()
             proc.wait()
     return int(proc.returncode)
+
+
+class Stoppable(Protocol):
+    def stop(self, timeout: float = 15.0) -> int: ...
+    def stderr(self) -> str: ...
+
+
+P = TypeVar("P", bound=Stoppable)
+
+
+@contextmanager
+def stopped_cleanly(proc: P, name: str) -> Iterator[P]:
+    """Yield ``proc``; at the end it must exit 0 on SIGTERM with no traceback."""
+    try:
+        yield proc
+    finally:
+        code = proc.stop()
+        assert code == 0, f"{name} exit {code} on SIGTERM:\n{proc.stderr()}"
+        assert "Traceback" not in proc.stderr(), proc.stderr()
 
 
 def serve_command(*args: str) -> list[str]:

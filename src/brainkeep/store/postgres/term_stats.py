@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -116,22 +115,25 @@ class TermStats:
                 return cap if cap is not None else min(round(fractions[words[0]] * rows), rows)
             return None
 
-        found: dict[str, int] = {}
-        for t in terms:
-            words = self._lexeme_cache.get(t)
-            value = None if words is None else estimate(words)
-            if value is not None:
-                found[t] = value
-        counted = [t for t in terms if t not in found and t in self._lexeme_cache]
-        unknown = [t for t in terms if t not in self._lexeme_cache]
+        cache = self._lexeme_cache
+        found = {t: n for t in terms if t in cache and (n := estimate(cache[t])) is not None}
+        counted = [t for t in terms if t not in found and t in cache]
+        unknown = [t for t in terms if t not in cache]
         if counted or unknown:
-            found.update(self._query(kind, counted, unknown, cap, common, estimate))
+            counts, looked_up = self._query(kind, counted, unknown, cap, common)
+            found.update(counts)
+            if len(cache) > TERM_CACHE_SIZE:
+                cache.clear()
+            for t, (words, n) in looked_up.items():
+                cache[t] = words
+                # None: one common lexeme, which the statement left to the estimate.
+                found[t] = n if n is not None else estimate(words) or 0
         return [found[t] for t in terms]
 
     def _query(self, kind: str, counted: list[str], unknown: list[str], cap: int | None,
-               common: set[str], estimate: Callable[[tuple[str, ...]], int | None]
-               ) -> dict[str, int]:
-        """Counts of ``counted``; lexemes of ``unknown``, each counted unless one common lexeme."""
+               common: set[str]) -> tuple[dict[str, int],
+                                          dict[str, tuple[tuple[str, ...], int | None]]]:
+        """Counts of ``counted``; lexemes of ``unknown`` and their counts (None: common)."""
         table, limit = TABLES[kind], "" if cap is None else f" LIMIT {int(cap)}"
         # Placeholders in the select list come before those in FROM.
         select: list[Any] = []
@@ -143,28 +145,20 @@ class TermStats:
                     f"phraseto_tsquery('{TS_CONFIG}', {in_select(term)}){limit}) s)")
 
         items = [count(t) for t in counted]
-        sources = [f"(SELECT {in_from(sorted(common))}::text[] AS common) k"]
+        sources = [f"(SELECT {in_from(sorted(common))}::text[] AS common) k"] if unknown else []
         for i, t in enumerate(unknown):
             sources.append(f"(SELECT tsvector_to_array(to_tsvector('{TS_CONFIG}', "
                            f"{in_from(t)}::text)) AS lex) u{i}")
             items.append(f"u{i}.lex")
             items.append(f"CASE WHEN cardinality(u{i}.lex) = 1 AND u{i}.lex[1] = ANY(k.common) "
                          f"THEN NULL ELSE {count(t)} END")
-        row = self.db.one(f"SELECT {', '.join(items)} FROM {', '.join(sources)}", select + from_)
+        where = f" FROM {', '.join(sources)}" if sources else ""
+        row = self.db.one(f"SELECT {', '.join(items)}{where}", select + from_)
         assert row is not None
-        out = {t: int(v) for t, v in zip(counted, row, strict=False)}
-        cache = self._lexeme_cache
-        if len(cache) > TERM_CACHE_SIZE:
-            cache.clear()
-        rest = list(row[len(counted):])
-        for i, t in enumerate(unknown):
-            words, value = tuple(rest[2 * i]), rest[2 * i + 1]
-            cache[t] = words
-            if value is None:  # one common lexeme: the statement left it to the estimate
-                value = estimate(words)
-                assert value is not None
-            out[t] = int(value)
-        return out
+        rest = row[len(counted):]
+        return ({t: int(v) for t, v in zip(counted, row, strict=False)},
+                {t: (tuple(rest[2 * i]), None if rest[2 * i + 1] is None else int(rest[2 * i + 1]))
+                 for i, t in enumerate(unknown)})
 
     def _common(self, kind: str) -> dict[str, float]:
         """The table's most common lexemes and the fraction of rows holding each (ANALYZE's sample).
