@@ -143,6 +143,9 @@ def stopped_cleanly(proc: P, name: str) -> Iterator[P]:
         code = proc.stop()
         assert code == 0, f"{name} exit {code} on SIGTERM:\n{proc.stderr()}"
         assert "Traceback" not in proc.stderr(), proc.stderr()
+        # A library warning on every start reads as a misconfiguration to an
+        # operator (the SDK's validate_token_resource one contradicted docs/http.md).
+        assert "DeprecationWarning" not in proc.stderr(), proc.stderr()
 
 
 def serve_command(*args: str) -> list[str]:

@@ -210,7 +210,12 @@ def oauth_routes(provider: BrainkeepOAuthProvider, service: OAuthService,
     revocation = RevocationOptions(enabled=True)
     # Through the SDK's settings model: it keeps a path-less issuer without a
     # trailing slash, since clients compare issuers as exact strings (RFC 8414).
-    urls = AuthSettings(issuer_url=issuer, resource_server_url=resource)  # type: ignore[arg-type]
+    # validate_token_resource=False: these settings only normalise the URLs;
+    # the SDK's bearer middleware is not used, and the gate checks every
+    # access token's resource (its audience) itself (mcp/gate.py OAuthCheck,
+    # tests/http/test_oauth_grants.py::test_token_for_another_resource_is_refused).
+    urls = AuthSettings(issuer_url=issuer, resource_server_url=resource,  # type: ignore[arg-type]
+                        validate_token_resource=False)
     issuer_url = urls.issuer_url
     resource_url = urls.resource_server_url or issuer_url
     routes: list[Route] = []
