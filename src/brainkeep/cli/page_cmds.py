@@ -12,7 +12,7 @@ from brainkeep.core import validate
 from brainkeep.core.clock import normalize_ts
 from brainkeep.core.context import LOCAL
 from brainkeep.core.limits import LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX
-from brainkeep.core.transfer import export_dir, import_dir
+from brainkeep.core.transfer import check_import_root, export_dir, import_dir, stale_files
 from brainkeep.errors import InvalidInput
 from brainkeep.ops.page_ops import page_view
 
@@ -30,6 +30,15 @@ pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 def put(cli: CliContext, slug: str, file: str | None) -> None:
     """Create or update page SLUG from markdown (with optional YAML frontmatter)."""
     content = read_text_arg(file)
+    if file in (None, "-") and not content.strip():
+        # An empty pipe (`put SLUG </dev/null`, a failed producer) is almost
+        # never meant as "blank this page": refuse it as an empty terminal is.
+        raise InvalidInput(
+            "No content on stdin: refusing to write an empty page.",
+            suggestion="Pipe the page's markdown on stdin, or pass --file PATH "
+            "(`brainkeep delete SLUG` removes a page).",
+            field="file",
+        )
     result = cli.brain().pages.put_page(slug, content)
     data = {"slug": slug, "status": result.status, "content_hash": result.page.content_hash}
     emit(cli, data, f"{result.status}: {slug}")
@@ -138,6 +147,7 @@ def _progress(cli: CliContext, label: str) -> Progress:
 @pass_cli
 def import_(cli: CliContext, directory: Path) -> None:
     """Load every .md file under DIRECTORY (slug = relative path); re-runs skip unchanged files."""
+    check_import_root(directory)  # before the progress bar draws
     brain = cli.brain()
     with _progress(cli, "importing") as bar:
         task = bar.add_task("import", total=None)
@@ -181,12 +191,27 @@ def import_(cli: CliContext, directory: Path) -> None:
 @json_option
 @pass_cli
 def export(cli: CliContext, directory: Path) -> None:
-    """Write every page to DIRECTORY/<slug>.md with its frontmatter."""
+    """Write every page to DIRECTORY/<slug>.md with its frontmatter.
+
+    Files already in DIRECTORY that are not pages of this brain (an older
+    export's deleted pages, your own notes) are left alone and listed in a
+    warning (`stale` in --json); export into an empty folder for a clean copy.
+    """
     brain = cli.brain()
     with _progress(cli, "exporting") as bar:
         task = bar.add_task("export", total=None)
         count = export_dir(
             brain.pages, directory, lambda d, t, _n: bar.update(task, completed=d, total=t)
         )
-    emit(cli, {"exported": count, "directory": str(directory)},
-         f"exported {count} pages to {directory}")
+    stale = stale_files(directory, brain.pages)
+
+    def human() -> None:
+        click.echo(f"exported {count} pages to {directory}")
+        if stale:
+            shown = ", ".join(stale[:5]) + (f", … ({len(stale) - 5} more)" if len(stale) > 5
+                                             else "")
+            click.echo(f"  warning: {len(stale)} .md file(s) in {directory} are not pages of "
+                       f"this brain and were left as they were: {shown}. Export into an empty "
+                       "folder for a clean copy.", err=True)
+
+    emit(cli, {"exported": count, "directory": str(directory), "stale": stale}, human)

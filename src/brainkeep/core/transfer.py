@@ -120,8 +120,8 @@ def _read_note(path: Path, real_root: Path) -> str:
         return handle.read()
 
 
-def import_dir(pages: PageService, root: Path, progress: Progress | None = None) -> ImportSummary:
-    """Load every markdown file under ``root``; a bad file never aborts the rest.
+def check_import_root(root: Path) -> None:
+    """Fail before any work (or progress output) when ``root`` cannot be imported.
 
     Raises:
         InvalidInput: ``root`` is not a directory.
@@ -132,6 +132,15 @@ def import_dir(pages: PageService, root: Path, progress: Progress | None = None)
             suggestion="Pass a folder of .md notes, e.g. `brainkeep import examples/notes`.",
             field="dir",
         )
+
+
+def import_dir(pages: PageService, root: Path, progress: Progress | None = None) -> ImportSummary:
+    """Load every markdown file under ``root``; a bad file never aborts the rest.
+
+    Raises:
+        InvalidInput: ``root`` is not a directory.
+    """
+    check_import_root(root)
     files, skipped = scan_markdown(root)
     real_root = root.resolve()
     summary = ImportSummary(skipped=skipped)
@@ -171,6 +180,25 @@ def import_dir(pages: PageService, root: Path, progress: Progress | None = None)
     if summary.added or summary.updated:
         pages.store.optimize()  # bulk writes: refresh planner statistics
     return summary
+
+
+def stale_files(root: Path, pages: PageService) -> list[str]:
+    """The ``.md`` files under ``root`` that are no live page's export, relative, sorted.
+
+    After ``export_dir`` into a folder that held an older export (or other
+    notes), these are the files it left as they were: a later ``import`` of
+    the folder would bring deleted or renamed pages back. Export never deletes
+    them (they may be the user's own notes); the CLI warns and lists them.
+    """
+    if not root.is_dir():
+        return []
+    rels = [path.relative_to(root).as_posix() for path in markdown_files(root)]
+    stale: list[str] = []
+    for start in range(0, len(rels), 500):
+        batch = rels[start:start + 500]
+        live = pages.store.get_pages(pages.source_id, [rel[: -len(".md")] for rel in batch])
+        stale += [rel for rel in batch if rel[: -len(".md")] not in live]
+    return sorted(stale)
 
 
 def export_dir(pages: PageService, root: Path, progress: Progress | None = None) -> int:
