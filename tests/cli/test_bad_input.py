@@ -12,6 +12,7 @@ from click.testing import Result
 
 from brainkeep.cli.app import EXIT_CODES
 from brainkeep.core.facts import MAX_FACT_CHARS
+from brainkeep.core.limits import MAX_PROVENANCE_CHARS
 from brainkeep.core.pages import MAX_PAGE_BYTES
 
 RunCli = Callable[..., Result]
@@ -97,6 +98,21 @@ def test_bad_input_json_errors(
     assert error["error"] in ("invalid_params", "provenance_required")
     assert error["suggestion"]
     assert result.stdout == ""
+    assert row_counts(home) == seeded
+
+
+@pytest.mark.parametrize(
+    ("provenance", "code"),
+    [("   ", "provenance_required"), ("p" * (MAX_PROVENANCE_CHARS + 1), "invalid_params")],
+    ids=["blank", "over the cap"],
+)
+def test_provenance_error_codes(
+    run_cli: RunCli, home: Path, seeded: dict[str, int], provenance: str, code: str
+) -> None:
+    # The same rule as MCP: only a blank provenance is `provenance_required`.
+    result = run_cli("remember", "A fact", "-p", provenance, "--json")
+    assert result.exit_code == INVALID
+    assert json.loads(result.stderr)["error"] == code
     assert row_counts(home) == seeded
 
 

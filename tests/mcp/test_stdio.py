@@ -16,6 +16,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from brainkeep.core.limits import MAX_PROVENANCE_CHARS
 from brainkeep.ops.registry import VERB_NAMES
 
 
@@ -72,6 +73,21 @@ def test_full_surface_round_trip(home: Path) -> None:
             assert not err and card["found"] and card["card"]["active_fact_count"] == 1
             missing, err = await call(client, "forget", id="424242")
             assert err and missing["error"] == "not_found" and missing["protocol_version"] == 1
+
+    run(scenario)
+
+
+def test_provenance_errors_over_stdio(home: Path) -> None:
+    # Blank provenance is `provenance_required`; one over the cap is a plain
+    # `invalid_params` (the reference's codes), on the wire as in core.
+    async def scenario() -> None:
+        async with session(home, "--surface", "verbs") as client:
+            blank, err = await call(client, "remember", fact="Ada likes tea", provenance="  ")
+            assert err and blank["error"] == "provenance_required"
+            long, err = await call(client, "remember", fact="Ada likes tea",
+                                   provenance="p" * (MAX_PROVENANCE_CHARS + 1))
+            assert err and long["error"] == "invalid_params"
+            assert long["protocol_version"] == 1 and long["suggestion"]
 
     run(scenario)
 

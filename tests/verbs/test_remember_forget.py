@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from brainkeep.core.context import LOCAL
+from brainkeep.core.limits import MAX_PROVENANCE_CHARS
 
 from .conftest import VerbHarness
 
@@ -28,9 +29,23 @@ def test_blank_provenance_is_provenance_required(harness: VerbHarness) -> None:
     assert payload["suggestion"]
 
 
-def test_overlong_provenance_is_rejected(harness: VerbHarness) -> None:
-    payload = harness.err("remember", fact="x", provenance="p" * 501)
-    assert payload["error"] in ("invalid_params", "provenance_required")
+def test_overlong_provenance_is_invalid_params(harness: VerbHarness) -> None:
+    # `provenance_required` is for a missing or blank provenance only; one
+    # over the cap is a plain `invalid_params` (as the reference answers).
+    payload = harness.err("remember", fact="x", entity="people/p",
+                          provenance="p" * (MAX_PROVENANCE_CHARS + 1))
+    assert payload["error"] == "invalid_params"
+    assert "501 characters" in payload["message"] and "500" in payload["message"]
+    assert "Shorten" in payload["suggestion"]
+    assert harness.ok("recall", entity="people/p")["total"] == 0
+
+
+def test_provenance_at_the_cap_is_accepted(harness: VerbHarness) -> None:
+    # Padding is stripped before the count, as it is before storing.
+    payload = harness.ok("remember", fact="x", entity="people/p",
+                         provenance=" " + "p" * MAX_PROVENANCE_CHARS + " ")
+    assert payload["status"] == "inserted"
+    assert harness.ok("recall", entity="people/p")["total"] == 1
 
 
 def test_iso_duration_ttl_is_rejected_with_shorthand(harness: VerbHarness) -> None:

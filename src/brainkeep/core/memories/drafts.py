@@ -5,14 +5,14 @@ from __future__ import annotations
 from brainkeep.core.clock import Clock
 from brainkeep.core.context import Caller
 from brainkeep.core.entities import canonical_entity
+from brainkeep.core.limits import MAX_FACT_CHARS, MAX_PROVENANCE_CHARS
 from brainkeep.core.memories.writes import require_utf8
 from brainkeep.core.models import FACT_KINDS, VISIBILITIES, MemoryDraft
 from brainkeep.core.ttl import parse_ttl
 from brainkeep.errors import InvalidInput, ProvenanceRequired
 from brainkeep.store.base import Store
 
-MAX_FACT_CHARS = 4000
-MAX_PROVENANCE_CHARS = 500
+__all__ = ["MAX_FACT_CHARS", "MAX_PROVENANCE_CHARS", "fact_draft"]
 
 
 def fact_draft(
@@ -32,8 +32,10 @@ def fact_draft(
     """Validate a fact's inputs into a draft owned by ``caller`` (its agent, its tenant).
 
     Raises:
-        InvalidInput: empty or oversized text, bad kind or visibility, bad ttl.
-        ProvenanceRequired: provenance missing or oversized.
+        InvalidInput: empty or oversized text, oversized provenance, bad kind or
+            visibility, bad ttl.
+        ProvenanceRequired: provenance missing or blank (only those: an
+            oversized one is `invalid_params`, as in the reference server).
     """
     text = (fact or "").strip() if isinstance(fact, str) else ""
     if not text:
@@ -54,8 +56,10 @@ def fact_draft(
     if not prov:
         raise ProvenanceRequired("`provenance` is required.", field="provenance")
     if len(prov) > MAX_PROVENANCE_CHARS:
-        raise ProvenanceRequired(
+        raise InvalidInput(
             f"`provenance` is {len(prov)} characters; the limit is {MAX_PROVENANCE_CHARS}.",
+            suggestion="Shorten the attribution: provenance is a pointer to where the fact "
+            'came from (e.g. "chat 2026-06-12"), not a transcript.',
             field="provenance",
         )
     require_utf8(prov, "provenance")
