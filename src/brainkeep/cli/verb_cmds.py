@@ -41,10 +41,22 @@ def _human_fact(f: dict[str, Any]) -> str:
     return f"[{f['fact_id']}] {f['fact']}  ({where}; {f.get('provenance')})"
 
 
+def _evidence_label(result: dict[str, Any], envelope: dict[str, Any]) -> str:
+    """The evidence as a person should read it.
+
+    MEMORY_VERBS v1 freezes the enum, so a keyword-only search still sends
+    ``weak_semantic`` for a partial keyword hit; no semantic arm ran, so the
+    shell says what it was.
+    """
+    if result["evidence"] == "weak_semantic" and envelope.get("search_degraded"):
+        return "weak keyword match"
+    return str(result["evidence"])
+
+
 def _render_recall(r: dict[str, Any]) -> str:
     lines = [_human_fact(f) for f in r["facts"]] or ["(no facts)"]
     for res in r.get("results", []):
-        lines.append(f"page {res['slug']} — {res['title']} [{res['evidence']}]")
+        lines.append(f"page {res['slug']} — {res['title']} [{_evidence_label(res, r)}]")
     if "budget_tokens" in r:
         used, budget, dropped = r["budget_used"], r["budget_tokens"], r["dropped_count"]
         lines.append(f"budget {used}/{budget}, dropped {dropped}")
@@ -70,7 +82,7 @@ def _render_entity(r: dict[str, Any]) -> str:
 _RENDER: dict[str, Callable[[dict[str, Any]], str]] = {
     "recall": _render_recall,
     "entity": _render_entity,
-    "remember": lambda r: f"{r['status']}: fact {r['id']} ({r['status_text']})",
+    "remember": lambda r: str(r["status_text"]),
     "forget": lambda r: f"fact {r['id']} " + ("expired" if r["expired"] else "was already expired"),
     "synthesize": lambda r: r["answer"] + "\n\nsources: " + ", ".join(r["sources"]),
     "context_pack": lambda r: r["text"] or "(empty pack)",

@@ -1,0 +1,47 @@
+"""What the memory verbs print for a person at the shell (the JSON envelope is tested elsewhere)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from brainkeep.brain import open_brain
+from brainkeep.config import Settings
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    home = tmp_path / "brain"
+    brain = open_brain(Settings(home=home))  # keyword-only: no embedding provider
+    try:
+        brain.pages.put_page("notes/trip", "---\ntitle: Trip notes\n---\nWe flew to Lisbon.\n")
+    finally:
+        brain.close()
+    return home
+
+
+def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "BRAINKEEP_HOME": str(home)}
+    return subprocess.run([sys.executable, "-m", "brainkeep", *args], env=env, text=True,
+                          capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def test_remember_prints_one_plain_sentence(home: Path) -> None:
+    done = run(home, "remember", "Alice likes Lisbon", "-p", "chat")
+    assert done.returncode == 0, done.stderr
+    first = done.stdout.splitlines()[0]
+    assert first == "remembered as fact #1", done.stdout  # not "inserted: fact 1 (…#1)"
+
+
+def test_keyword_only_recall_does_not_call_a_weak_keyword_hit_semantic(home: Path) -> None:
+    data = json.loads(run(home, "recall", "--query", "Lisbon Berlin", "--json").stdout)
+    assert data["search_degraded"] == "keyword_only_no_embedding_provider"
+    assert [r["evidence"] for r in data["results"]] == ["weak_semantic"]  # the frozen wire value
+    shown = run(home, "recall", "--query", "Lisbon Berlin").stdout
+    assert "page notes/trip — Trip notes [weak keyword match]" in shown, shown
+    assert "weak_semantic" not in shown
