@@ -40,7 +40,7 @@ def test_init_twice_is_safe_and_prints_next_steps(run_cli: RunCli, home: Path) -
 
 def test_commands_need_a_brain_first(run_cli: RunCli, home: Path) -> None:
     result = run_cli("list")
-    assert result.exit_code == 1
+    assert result.exit_code == 3  # not_found: no brain there (docs/cli.md)
     assert "brainkeep init" in result.stderr
     assert result.stdout == ""
     assert not (home / "brain.db").exists()

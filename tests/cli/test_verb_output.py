@@ -45,3 +45,19 @@ def test_keyword_only_recall_does_not_call_a_weak_keyword_hit_semantic(home: Pat
     shown = run(home, "recall", "--query", "Lisbon Berlin").stdout
     assert "page notes/trip — Trip notes [weak keyword match]" in shown, shown
     assert "weak_semantic" not in shown
+
+
+def test_no_brain_is_not_found_not_an_internal_error(tmp_path: Path) -> None:
+    for args in (("recall", "--query", "x"), ("entity", "Alice"), ("list",)):
+        done = run(tmp_path / "nowhere", *args)
+        assert done.returncode == 3, (args, done.returncode, done.stderr)
+        assert "No brain at" in done.stderr and "Internal error" not in done.stderr
+    as_json = run(tmp_path / "nowhere", "recall", "--query", "x", "--json")
+    assert json.loads(as_json.stderr)["error"] == "not_found"
+
+
+def test_an_entity_miss_is_an_answer_exit_0(home: Path) -> None:
+    done = run(home, "entity", "Nobody Atall")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("not found")
+    assert json.loads(run(home, "entity", "Nobody Atall", "--json").stdout)["found"] is False

@@ -29,7 +29,7 @@ def test_connect_checks_the_server_with_the_token(server: ServerProc,
 
 def test_connect_refuses_a_bad_token(server: ServerProc, served: ServedBrain) -> None:
     result = _connect(served.home, server.url, "--token", "bk_000000000000_nope-nope-nope-nope")
-    assert result.returncode != 0
+    assert result.returncode == 4, result.stderr  # not allowed (scope_denied), not a bug
     assert "refused the token" in result.stdout + result.stderr
 
 

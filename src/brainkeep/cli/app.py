@@ -15,7 +15,7 @@ import click
 
 from brainkeep.cli.lazy import LazyGroup
 from brainkeep.config import Settings, load_settings
-from brainkeep.errors import BrainkeepError, InvalidInput
+from brainkeep.errors import BrainkeepError, InvalidInput, NotFound
 
 if TYPE_CHECKING:  # the brain loads when a command opens it, not for `--help`
     from brainkeep.brain import Brain
@@ -100,7 +100,8 @@ class CliContext:
 
     def _require_brain(self, must_exist: bool) -> None:
         if must_exist and not self.settings.has_brain:
-            raise BrainkeepError(
+            # Not a bug of ours: the brain the user named does not exist (exit 3).
+            raise NotFound(
                 f"No brain at {self.settings.home}.",
                 suggestion="Run `brainkeep init` first (or pass --home / set BRAINKEEP_HOME).",
             )

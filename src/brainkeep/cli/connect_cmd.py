@@ -11,7 +11,7 @@ import httpx2
 
 from brainkeep.cli.app import CliContext, emit, json_option
 from brainkeep.connect import HOSTS, Target, apply, blocks, plan
-from brainkeep.errors import BrainkeepError, InvalidInput
+from brainkeep.errors import InvalidInput, PermissionDenied, Unavailable
 
 pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 TIMEOUT_S = 10.0
@@ -31,10 +31,11 @@ def _check_remote(url: str, token: str | None, oauth: bool) -> dict[str, Any]:
                                         "Accept": "application/json, text/event-stream"},
                                timeout=TIMEOUT_S)
     except (httpx2.HTTPError, ValueError) as exc:
-        raise BrainkeepError(f"Cannot reach {url}.", suggestion="Check the URL and that "
+        raise Unavailable(f"Cannot reach {url}.", suggestion="Check the URL and that "
                              "`brainkeep serve --http` runs there.", detail=str(exc)) from exc
     if response.status_code != 200:
-        raise BrainkeepError(f"{url} refused the token (HTTP {response.status_code}).",
+        # The server answered: a refusal is "not allowed" (exit 4), not our bug.
+        raise PermissionDenied(f"{url} refused the token (HTTP {response.status_code}).",
                              suggestion="Check --token (`brainkeep token list` on the server).")
     tools = response.json().get("result", {}).get("tools", [])
     return {"health": health, "tools": len(tools)}

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from brainkeep.cli.app import CliContext, emit, json_option
-from brainkeep.errors import BrainkeepError, InvalidInput
+from brainkeep.errors import InvalidInput, NotFound
 
 pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 
@@ -112,7 +112,7 @@ def conformance(cli: CliContext, target: str | None, token: str | None, synthesi
     else:
         settings = cli.settings
         if not settings.has_brain:
-            raise BrainkeepError(
+            raise NotFound(
                 f"No brain at {settings.home} to self-certify.",
                 suggestion="Run `brainkeep init` first, or pass --target to certify another "
                 "server.",
