@@ -62,6 +62,8 @@ COMMANDS: dict[str, LazyCommand] = {
                        "frontmatter)."),
     "recall": LazyCommand("brainkeep.cli.verb_cmds:verb_command", "recall (memory read)"),
     "remember": LazyCommand("brainkeep.cli.verb_cmds:verb_command", "remember (memory write)"),
+    "search": LazyCommand("brainkeep.cli.verb_cmds:verb_command",
+                          "Search pages only (recall also reads facts)."),
     "serve": LazyCommand("brainkeep.cli.serve_cmd:serve", "Serve the brain."),
     "share": LazyCommand("brainkeep.cli.grant_cmds:share",
                          "ACLs written by gRPC Share: list them, revoke one."),

@@ -1,9 +1,11 @@
-"""CLI commands for the seven verbs, generated from the operation catalog.
+"""CLI commands for the seven verbs (and `search`), generated from the operation catalog.
 
 Each verb becomes `brainkeep <verb-name>`: its first required parameter is a
-positional argument, the rest are `--options`. Calls go through the same
-dispatcher as MCP, as the trusted local caller in the tenant the root
-`--org` option selects.
+positional argument, the rest are `--options`. A verb with no required
+parameter but a `query` (recall) takes the query as an optional positional
+argument too, as people type it: `recall "Alice"` is `recall --query "Alice"`.
+Calls go through the same dispatcher as MCP, as the trusted local caller in
+the tenant the root `--org` option selects.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 
 _SHORT = {"provenance": "-p", "entity": "-e"}
 _CLICK_TYPES: dict[str, Any] = {"string": str, "number": float, "integer": int}
+# Non-verb operations that are CLI commands too, built the same way.
+_EXTRA_OPS = ("search",)
 
 
 def _option(param: Param) -> Callable[[Any], Any]:
@@ -60,7 +64,13 @@ def _render_recall(r: dict[str, Any]) -> str:
     if "budget_tokens" in r:
         used, budget, dropped = r["budget_used"], r["budget_tokens"], r["dropped_count"]
         lines.append(f"budget {used}/{budget}, dropped {dropped}")
-    return "\n".join(lines)
+    return _with_note("\n".join(lines), r)
+
+
+def _with_note(text: str, r: dict[str, Any]) -> str:
+    """``text``, then the entity note: a name taken as a page, or one that matched none."""
+    note = (r.get("entity_resolution") or {}).get("note")
+    return f"{text}\nnote: {note}" if note else text
 
 
 def _render_entity(r: dict[str, Any]) -> str:
@@ -79,24 +89,58 @@ def _render_entity(r: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _render_search(r: dict[str, Any]) -> str:
+    lines = []
+    for res in r["results"]:
+        snippet = " ".join(str(res["chunk_text"]).split())
+        if len(snippet) > 100:
+            snippet = snippet[:99] + "…"
+        lines.append(f"{res['slug']} — {res['title']} [{_evidence_label(res, r)}]\n    {snippet}")
+    if not lines:
+        lines.append("(no pages)")
+    if r.get("search_degraded"):
+        lines.append(f"(search degraded: {r['search_degraded']})")
+    return "\n".join(lines)
+
+
+# The root help's line for an operation that has no MCP title.
+_SUMMARY = {"search": "Search pages only (recall also reads facts)."}
+
 _RENDER: dict[str, Callable[[dict[str, Any]], str]] = {
     "recall": _render_recall,
     "entity": _render_entity,
-    "remember": lambda r: str(r["status_text"]),
+    "remember": lambda r: _with_note(str(r["status_text"]), r),
     "forget": lambda r: f"fact {r['id']} " + ("expired" if r["expired"] else "was already expired"),
     "synthesize": lambda r: r["answer"] + "\n\nsources: " + ", ".join(r["sources"]),
+    "search": _render_search,
     "context_pack": lambda r: r["text"] or "(empty pack)",
     "delta": lambda r: (r["text"] or "(nothing changed)")
     + ("\n(more pending: call again)" if r["has_more"] else ""),
 }
 
 
+def _fold_positional(kwargs: dict[str, Any], name: str) -> None:
+    """Move the optional positional ``name`` into its option; both given is a usage error."""
+    given = kwargs.pop(f"{name}_arg")
+    if given is None:
+        return
+    if kwargs.get(name) is not None:
+        flag = "--" + name.replace("_", "-")
+        raise click.UsageError(
+            f"Give the {name} once: as the {name.upper()} argument or as {flag}, not both."
+        )
+    kwargs[name] = given
+
+
 def make_verb_command(op: Operation) -> click.Command:
     """A click command running ``op`` locally through the dispatcher."""
     positional = next((p for p in op.params if p.required), None)
+    optional = None if positional else next((p for p in op.params if p.name == "query"), None)
 
     @pass_cli
     def run(cli: CliContext, **kwargs: Any) -> None:
+        if optional is not None:
+            _fold_positional(kwargs, optional.name)
         brain = cli.brain()
         dispatcher = open_dispatcher(brain, "full")
         params = {k: v for k, v in kwargs.items() if v is not None}
@@ -113,25 +157,38 @@ def make_verb_command(op: Operation) -> click.Command:
         if param is positional:
             continue
         command = _option(param)(command)
+    help_text = op.description
     if positional is not None:
         command = click.argument(positional.name)(command)
-    summary = str(op.annotations.get("title", op.name))
-    return click.command(name=op.name.replace("_", "-"), help=op.description, short_help=summary)(
+    elif optional is not None:
+        name = optional.name
+        argument = click.argument(f"{name}_arg", metavar=f"[{name.upper()}]", required=False)
+        command = argument(command)
+        help_text += f"\n\n{name.upper()} is the same as --{name} (give one of them)."
+    summary = str(op.annotations.get("title", _SUMMARY.get(op.name, op.name)))
+    return click.command(name=op.name.replace("_", "-"), help=help_text, short_help=summary)(
         command
     )
 
 
+def _cli_ops() -> list[Operation]:
+    catalog = build_catalog()
+    extra = [op for op in catalog.operations if op.name in _EXTRA_OPS]
+    return [*catalog.verbs, *extra]
+
+
 def verb_commands() -> list[click.Command]:
-    return [make_verb_command(op) for op in build_catalog().verbs]
+    return [make_verb_command(op) for op in _cli_ops()]
 
 
 def verb_command(name: str) -> click.Command:
-    """The command of the verb ``name`` (CLI spelling: ``context-pack``), for the lazy root group.
+    """The command of the verb (or `search`) ``name`` (CLI spelling: ``context-pack``),
+    for the lazy root group.
 
     Raises:
-        KeyError: ``name`` is no verb of the catalog.
+        KeyError: ``name`` is no verb of the catalog, nor `search`.
     """
-    for op in build_catalog().verbs:
+    for op in _cli_ops():
         if op.name.replace("_", "-") == name:
             return make_verb_command(op)
     raise KeyError(name)
