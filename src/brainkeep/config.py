@@ -109,6 +109,26 @@ KNOWN_KEYS: dict[str, ConfigKey] = {
         ConfigKey("http.ip_rate_per_minute", 1200, "Per-IP request rate limit.", kind=int),
         ConfigKey("http.max_body_bytes", 1_048_576 * 2, "HTTP request body cap.", kind=int),
         ConfigKey("http.request_timeout_s", 30.0, "Per-request timeout in seconds.", kind=float),
+        ConfigKey(
+            "http.header_timeout_s",
+            10.0,
+            "Seconds a connection gets to send complete request headers (`serve --http`, "
+            "`ui`); then it is closed. 0: no limit.",
+            kind=float,
+        ),
+        ConfigKey(
+            "http.max_connections_per_address",
+            64,
+            "Open connections one client address may hold (`serve --http`, `ui`); more get "
+            "503. Trusted proxies are exempt. 0: no cap.",
+            kind=int,
+        ),
+        ConfigKey(
+            "http.forwarded_allow_ips",
+            "",
+            "Reverse proxies (comma-separated IPs or networks) whose X-Forwarded-For/-Proto "
+            "`serve --http` believes; blank: nobody's (the socket peer is the client).",
+        ),
         ConfigKey("grpc.token", "", "Shared bearer token for gRPC (or BRAINKEEP_GRPC_TOKEN)."),
     )
 }

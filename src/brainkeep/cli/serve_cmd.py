@@ -41,6 +41,10 @@ _POLL_S = 0.1
               "issuer and resource are derived from it (default: the loopback address).")
 @click.option("--allow-registration", is_flag=True,
               help="HTTP: allow OAuth dynamic client registration (RFC 7591).")
+@click.option("--forwarded-allow-ips", metavar="IPS",
+              help="HTTP: the reverse proxies (comma-separated IPs or networks) whose "
+              "X-Forwarded-For/-Proto are believed; the client address then comes from them "
+              "(default: config http.forwarded_allow_ips, blank = none: the socket peer).")
 @click.option("--grpc", "grpc_", is_flag=True, help="Serve the Mnemo gRPC API.")
 @click.option("--grpc-port", default=50051, show_default=True, help="gRPC port (0: any free).")
 @click.option(
@@ -65,6 +69,7 @@ def serve(
     bind: str,
     public_url: str | None,
     allow_registration: bool,
+    forwarded_allow_ips: str | None,
     grpc_: bool,
     grpc_port: int,
     org_id: str | None,
@@ -107,7 +112,8 @@ def serve(
             from brainkeep.mcp.http import run_http_server
 
             run_http_server(brain, settings, surface=surface, bind=bind, port=port, stop=stop,
-                            public_url=public_url, allow_registration=allow_registration)
+                            public_url=public_url, allow_registration=allow_registration,
+                            forwarded_allow_ips=forwarded_allow_ips)
         else:
             while not stop.wait(_POLL_S):
                 pass

@@ -6,9 +6,7 @@ import json
 import sys
 import webbrowser
 
-import uvicorn
-
-from brainkeep.asgi_server import QuietExitServer, listen
+from brainkeep.asgi_server import QuietExitServer, connection_limits, listen, server_config
 from brainkeep.brain import Brain
 from brainkeep.console.app import build_console_app
 from brainkeep.core.context import Caller
@@ -35,8 +33,10 @@ def run_console(brain: Brain, caller: Caller, *, port: int, open_browser: bool,
                   suggestion="Pick another --port (or stop the process using it).")
     url = f"http://{BIND}:{sock.getsockname()[1]}/"
     app = build_console_app(brain, open_dispatcher(brain, "full"), local_caller=caller)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                            server_header=False, timeout_graceful_shutdown=5)
+    # No proxy is ever trusted here: the console binds loopback only.
+    config = server_config(app, connection_limits(brain.settings, forwarded_allow_ips=""),
+                           log_level="warning", access_log=False, lifespan="off",
+                           server_header=False, timeout_graceful_shutdown=5)
     print(f"brainkeep: console at {url} (local, trusted like the CLI; Ctrl-C stops it)",
           file=sys.stderr, flush=True)
     if json_out:

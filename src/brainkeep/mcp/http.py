@@ -23,7 +23,6 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-import uvicorn
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
@@ -33,7 +32,7 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from brainkeep import __version__
-from brainkeep.asgi_server import QuietExitServer, listen
+from brainkeep.asgi_server import QuietExitServer, connection_limits, listen, server_config
 from brainkeep.brain import Brain
 from brainkeep.config import Settings
 from brainkeep.console.app import build_console_app
@@ -202,15 +201,19 @@ class McpFront:
 def run_http_server(
     brain: Brain, settings: Settings, *, surface: str, bind: str, port: int,
     stop: threading.Event | None = None, public_url: str | None = None,
-    allow_registration: bool = False,
+    allow_registration: bool = False, forwarded_allow_ips: str | None = None,
 ) -> None:
     """Serve MCP over HTTP until SIGINT/SIGTERM (or ``stop``), then finish in-flight requests.
 
+    ``forwarded_allow_ips``: the proxies whose forwarded headers are believed
+    (None: config ``http.forwarded_allow_ips``; empty: none).
+
     Raises:
-        InvalidInput: a non-loopback ``bind`` while no token exists.
+        InvalidInput: a non-loopback ``bind`` while no token exists; a bad proxy list.
         BrainkeepError: the address cannot be bound.
     """
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    limits = connection_limits(settings, forwarded_allow_ips=forwarded_allow_ips)
     tokens = TokenService(brain.store, brain.clock)
     clients = len(OAuthService(brain.store, brain.clock).list_clients()) if public_url else 0
     check_bind_allowed(bind, tokens, clients)
@@ -235,6 +238,9 @@ def run_http_server(
     else:
         print("brainkeep: OAuth off: pass --public-url with the URL clients reach.",
               file=sys.stderr, flush=True)
+    if limits.forwarded_allow_ips:
+        print("brainkeep: X-Forwarded-For/-Proto believed from "
+              f"{', '.join(limits.forwarded_allow_ips)} only", file=sys.stderr, flush=True)
     if not tokens.has_usable_tokens():
         print(
             "brainkeep: no usable token yet; every /mcp request will get 401. Create one with "
@@ -250,7 +256,7 @@ def run_http_server(
         "limit_concurrency": MAX_CONCURRENT_CONNECTIONS,
         "server_header": False,
     }
-    server = QuietExitServer(uvicorn.Config(app, **config), stop)
+    server = QuietExitServer(server_config(app, limits, **config), stop)
     try:
         server.run(sockets=[sock])
     finally:
