@@ -2,10 +2,16 @@
 
 The SDK (``mcp.server.auth``) parses and answers the OAuth wire protocol;
 this adapter only translates to ``core/oauth/service.py``, which decides.
-Client secrets are stored hashed, so the SDK's own client authenticator
-(which compares plaintext) is bypassed: ``get_client`` reports every client
-as ``token_endpoint_auth_method="none"`` and ``mcp/oauth_routes.py`` checks a
-confidential client's secret before the SDK handler runs.
+Client secrets are stored hashed, while the SDK's own client authenticator
+compares plaintext. So ``mcp/oauth_routes.py`` (``ClientAuth``) checks the
+presented secret against the hash first, then runs the SDK handler inside
+``presented(...)``: for that request only, ``get_client`` reports the client
+it authenticated with the method it used and the secret it presented, and
+the SDK repeats the check (same id, same secret, same place in the
+request). Every other lookup reports a confidential client with its secret
+method and no secret, which the SDK's authenticator refuses: a request that
+reached the SDK without ``ClientAuth``, or names another client than the one
+that authenticated, fails closed.
 
 Authorization requests wait in memory for the operator's consent (ten
 minutes at most); a restart only means the user clicks "connect" again.
@@ -16,7 +22,10 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 
 from mcp.server.auth.provider import (
     AccessToken,
@@ -41,6 +50,7 @@ from brainkeep.errors import InvalidInput
 CONSENT_PATH = "/oauth/consent"
 PENDING_TTL_S = 600
 MAX_PENDING = 1000
+SECRET_METHODS = ("client_secret_post", "client_secret_basic")
 
 
 @dataclass(frozen=True)
@@ -56,23 +66,58 @@ class PendingAuthorization:
     created: float
 
 
+@dataclass(frozen=True)
+class PresentedCredentials:
+    """What one /token or /revoke request proved (checked against the hash by ClientAuth)."""
+
+    client_id: str
+    secret: str | None = field(repr=False)
+    # "client_secret_basic", "client_secret_post", or "none" for a public client.
+    method: str
+
+
+_PRESENTED: ContextVar[PresentedCredentials | None] = ContextVar(
+    "brainkeep_oauth_presented", default=None)
+
+
+@contextmanager
+def presented(credentials: PresentedCredentials) -> Iterator[None]:
+    """Within this block (one request), the SDK sees ``credentials`` (see module doc)."""
+    token = _PRESENTED.set(credentials)
+    try:
+        yield
+    finally:
+        _PRESENTED.reset(token)
+
+
 def _epoch(ts: str) -> int:
     return int(parse_ts(ts).timestamp())
 
 
-def sdk_client(client: OAuthClient) -> OAuthClientInformationFull:
-    """The SDK's view of a client (never with its secret: see module doc).
+def sdk_client(client: OAuthClient, proof: PresentedCredentials | None = None
+               ) -> OAuthClientInformationFull:
+    """The SDK's view of a client: its real auth method, a secret only as presented.
 
-    It claims every scope so the SDK passes any request through; ``authorize``
+    A confidential client carries ``proof``'s method and secret when ``proof``
+    is this client's (already checked against the hash), else its declared
+    secret method and no secret, which the SDK refuses (see module doc). It
+    claims every scope so the SDK passes any request through; ``authorize``
     then grants only the client's own (OAuthService.allowed_scopes).
     """
+    method, secret = "none", None
+    if client.secret_hash is not None:
+        declared = client.metadata.get("token_endpoint_auth_method")
+        method = declared if declared in SECRET_METHODS else "client_secret_post"
+        if proof is not None and proof.client_id == client.client_id:
+            method, secret = proof.method, proof.secret
     return OAuthClientInformationFull(
         client_id=client.client_id,
         client_name=client.name,
+        client_secret=secret,
         redirect_uris=[AnyUrl(u) for u in client.redirect_uris] or None,
         grant_types=list(client.grant_types),
         scope=" ".join(SCOPES),
-        token_endpoint_auth_method="none",
+        token_endpoint_auth_method=method,
     )
 
 
@@ -93,7 +138,7 @@ class BrainkeepOAuthProvider:
     # -- clients ---------------------------------------------------------------
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
         client = self.service.get_client(client_id)
-        return None if client is None else sdk_client(client)
+        return None if client is None else sdk_client(client, _PRESENTED.get())
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         """RFC 7591 (only routed with --allow-registration): the SDK chose the id and

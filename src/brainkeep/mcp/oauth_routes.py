@@ -18,8 +18,10 @@ from __future__ import annotations
 import base64
 import html
 import json
+from collections import Counter
+from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qs, unquote
+from urllib.parse import unquote, urlencode
 
 from mcp.server.auth.handlers.metadata import MetadataHandler
 from mcp.server.auth.routes import (
@@ -31,6 +33,9 @@ from mcp.server.auth.routes import (
     create_protected_resource_routes,
 )
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
+from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
+from starlette.formparsers import MultiPartException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -40,9 +45,14 @@ from brainkeep.core.oauth.password import admin_password_ok
 from brainkeep.core.oauth.service import OAuthService
 from brainkeep.core.tokens import SCOPES, TokenService
 from brainkeep.errors import InvalidInput
-from brainkeep.mcp.gate import read_body, replay_body, send_json
+from brainkeep.mcp.gate import BodyTooLarge, read_body, replay_body, send_json
 from brainkeep.mcp.limits import RateLimiter, retry_after_header
-from brainkeep.mcp.oauth_provider import CONSENT_PATH, BrainkeepOAuthProvider
+from brainkeep.mcp.oauth_provider import (
+    CONSENT_PATH,
+    BrainkeepOAuthProvider,
+    PresentedCredentials,
+    presented,
+)
 
 MAX_FORM_BYTES = 64 * 1024
 _NO_STORE = [(b"cache-control", b"no-store"), (b"pragma", b"no-cache")]
@@ -58,23 +68,68 @@ def _oauth_error(error: str, description: str) -> bytes:
     return json.dumps({"error": error, "error_description": description}).encode()
 
 
-def _client_credentials(form: dict[str, str], headers: dict[str, str]
-                        ) -> tuple[str | None, str | None]:
-    """(client_id, secret) from HTTP Basic or the form (RFC 6749 §2.3.1)."""
-    auth = headers.get("authorization", "")
-    if auth.lower().startswith("basic "):
-        try:
-            raw = base64.b64decode(auth[6:]).decode("utf-8")
-        except ValueError:
-            return None, None
-        cid, _, secret = raw.partition(":")
-        return unquote(cid), unquote(secret)
-    return form.get("client_id"), form.get("client_secret")
+@dataclass(frozen=True)
+class _Refusal:
+    """An OAuth error answer (RFC 6749 §5.2 shape)."""
+
+    status: int
+    error: str
+    description: str
+
+
+_BAD_CLIENT = _Refusal(401, "invalid_client", "client authentication failed")
+
+
+def _presented(form: FormData, authorization: str
+               ) -> tuple[str, str | None, str] | _Refusal:
+    """(client_id, secret, method) from HTTP Basic or the form (RFC 6749 §2.3.1).
+
+    With Basic, a ``client_id`` in the form must be the same client and a
+    ``client_secret`` there the same secret: otherwise the client we check and
+    the client the SDK acts for (it reads the form) could differ.
+    """
+    form_id, form_secret = form.get("client_id"), form.get("client_secret")
+    if not authorization.lower().startswith("basic "):
+        if not isinstance(form_id, str) or not form_id:
+            return _BAD_CLIENT
+        return form_id, form_secret if isinstance(form_secret, str) else None, \
+            "client_secret_post"
+    try:
+        raw = base64.b64decode(authorization[6:], validate=True).decode("utf-8")
+    except ValueError:
+        return _BAD_CLIENT
+    if ":" not in raw:
+        return _BAD_CLIENT
+    cid, _, secret = raw.partition(":")
+    cid, secret = unquote(cid), unquote(secret)
+    if form_id is not None and form_id != cid:
+        return _Refusal(401, "invalid_client", "client_id differs from the Basic credentials")
+    if form_secret is not None and form_secret != secret:
+        return _Refusal(400, "invalid_request", "two different client secrets")
+    return cid, secret, "client_secret_basic"
+
+
+def _forwarded_scope(scope: Scope, body: bytes, basic: bool) -> Scope:
+    """The scope the SDK handler sees: the rebuilt body's length, and ``Basic`` spelt as
+    the SDK expects it (the scheme is case-insensitive, RFC 7617; its check is not)."""
+    headers = []
+    for name, value in scope.get("headers", ()):
+        if name.lower() == b"content-length":
+            value = str(len(body)).encode()
+        elif name.lower() == b"authorization" and basic:
+            value = b"Basic " + value[6:]
+        headers.append((name, value))
+    return {**scope, "headers": headers}
 
 
 class ClientAuth:
     """Authenticate the client against its hashed secret, then hand over to the SDK
-    (or answer ``client_credentials`` here)."""
+    (or answer ``client_credentials`` here).
+
+    The form is parsed once, by the parser the SDK uses, and re-encoded for it,
+    so both read the same parameters; a repeated parameter (RFC 6749 §3.2) is
+    refused rather than resolved, since two parsers may pick different copies.
+    """
 
     def __init__(self, app: ASGIApp, service: OAuthService, resource: str, *,
                  token_endpoint: bool) -> None:
@@ -87,24 +142,60 @@ class ClientAuth:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
-        body = await read_body(receive, MAX_FORM_BYTES)
-        form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace")).items()}
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
-                   for k, v in scope.get("headers", ())}
-        client_id, secret = _client_credentials(form, headers)
-        client = self.service.get_client(client_id or "")
+        try:
+            body = await read_body(receive, MAX_FORM_BYTES)
+        except BodyTooLarge:
+            await send_json(send, 413, _oauth_error(
+                "invalid_request", f"the request body is over {MAX_FORM_BYTES} bytes"), _NO_STORE)
+            return
+        request = Request(scope, replay_body(body, receive))
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/x-www-form-urlencoded":
+            await self._refuse(send, _Refusal(400, "invalid_request", "send the parameters as "
+                                              "application/x-www-form-urlencoded"))
+            return
+        try:
+            form = await request.form()
+        except (HTTPException, MultiPartException):
+            await self._refuse(send, _Refusal(400, "invalid_request", "malformed form"))
+            return
+        items = [(k, v) for k, v in form.multi_items() if isinstance(v, str)]
+        repeated = sorted(k for k, n in Counter(k for k, _ in items).items() if n > 1)
+        if repeated:
+            await self._refuse(send, _Refusal(400, "invalid_request",
+                                              f"parameter given more than once: {repeated[0]}"))
+            return
+        found = _presented(form, request.headers.get("authorization", ""))
+        if isinstance(found, _Refusal):
+            await self._refuse(send, found)
+            return
+        client_id, secret, method = found
+        client = self.service.get_client(client_id)
         if client is None or (client.secret_hash is not None
                               and not self.service.client_secret_ok(client, secret)):
             # Never say which half was wrong, and never log what was sent.
-            await send_json(send, 401, _oauth_error("invalid_client", "client authentication "
-                            "failed"), _NO_STORE)
+            await self._refuse(send, _BAD_CLIENT)
             return
         if self.token_endpoint and form.get("grant_type") == "client_credentials":
-            await self._client_credentials(send, client, form)
+            await self._client_credentials(send, client, dict(items))
             return
         if "client_id" not in form:  # Basic auth: the SDK reads client_id from the form
-            body = body + (b"&" if body else b"") + f"client_id={client.client_id}".encode()
-        await self.app(scope, replay_body(body, receive), send)
+            items.append(("client_id", client.client_id))
+        if not self.token_endpoint and "client_secret" not in form:
+            # The SDK's revocation form requires the field even where the secret is
+            # not in the form (public clients, Basic); its authenticator ignores it then.
+            items.append(("client_secret", ""))
+        forwarded = urlencode(items).encode()
+        proof = PresentedCredentials(
+            client.client_id, secret if client.secret_hash is not None else None,
+            method if client.secret_hash is not None else "none")
+        with presented(proof):
+            await self.app(_forwarded_scope(scope, forwarded, method == "client_secret_basic"),
+                           replay_body(forwarded, receive), send)
+
+    async def _refuse(self, send: Send, refusal: _Refusal) -> None:
+        await send_json(send, refusal.status, _oauth_error(refusal.error, refusal.description),
+                        _NO_STORE)
 
     async def _client_credentials(self, send: Send, client: Any, form: dict[str, str]) -> None:
         if "client_credentials" not in client.grant_types or client.secret_hash is None:
