@@ -25,6 +25,7 @@ from oauth_support import REDIRECT, add_client, authorize, mcp_status, pkce, tok
 from brainkeep.brain import open_brain
 from brainkeep.config import load_settings
 from brainkeep.core.oauth.service import NewClient, OAuthService
+from brainkeep.mcp.oauth_provider import MAX_LOGIN_FAILURES
 
 
 @pytest.fixture(scope="module")
@@ -172,21 +173,30 @@ def test_wrong_client_secret_is_refused(server: ServerProc, client: NewClient) -
 # for 127.0.0.1, which every test here shares.
 def test_consent_sign_in_attempts_are_rate_limited(server: ServerProc, client: NewClient,
                                                    admin: str) -> None:
-    """Guessing the operator password is throttled: 429 with Retry-After, even for the right one."""
+    """Guessing the operator password is throttled: 429 with Retry-After, even for the right one.
+
+    Spread over fresh requests: one request is dropped after MAX_LOGIN_FAILURES
+    wrong sign-ins anyway (tests/http/test_oauth_consent.py), the limit is per address.
+    """
     _, challenge = pkce()
     params = {"response_type": "code", "client_id": client.client.client_id,
               "redirect_uri": REDIRECT, "code_challenge": challenge,
               "code_challenge_method": "S256", "state": "s1", "resource": server.url}
-    hop = httpx2.get(f"{server.base}/authorize", params=params)
-    page = httpx2.get(hop.headers["location"])
-    ticket = re.search(r'name="request" value="([^"]+)"', page.text)
-    assert ticket, page.text
-    codes = [
-        httpx2.post(f"{server.base}/oauth/consent", data={
-            "request": ticket.group(1), "login": f"guess-{i}", "decision": "approve"}).status_code
-        for i in range(12)
-    ]
+
+    def ticket() -> str:
+        hop = httpx2.get(f"{server.base}/authorize", params=params)
+        page = httpx2.get(hop.headers["location"])
+        found = re.search(r'name="request" value="([^"]+)"', page.text)
+        assert found, page.text
+        return found.group(1)
+
+    codes = []
+    for _ in range(3):
+        current = ticket()
+        codes += [httpx2.post(f"{server.base}/oauth/consent", data={
+            "request": current, "login": f"guess-{len(codes)}", "decision": "approve"}
+        ).status_code for _ in range(MAX_LOGIN_FAILURES - 1)]
     assert codes[0] == 403 and codes[-1] == 429, codes
     throttled = httpx2.post(f"{server.base}/oauth/consent", data={
-        "request": ticket.group(1), "login": admin, "decision": "approve"})
+        "request": ticket(), "login": admin, "decision": "approve"})
     assert throttled.status_code == 429 and throttled.headers["retry-after"]

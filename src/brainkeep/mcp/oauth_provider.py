@@ -14,7 +14,8 @@ reached the SDK without ``ClientAuth``, or names another client than the one
 that authenticated, fails closed.
 
 Authorization requests wait in memory for the operator's consent (ten
-minutes at most); a restart only means the user clicks "connect" again.
+minutes at most, ``MAX_LOGIN_FAILURES`` wrong sign-ins at most); a restart
+only means the user clicks "connect" again.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from mcp.server.auth.provider import (
     AccessToken,
@@ -50,6 +51,9 @@ from brainkeep.errors import InvalidInput
 CONSENT_PATH = "/oauth/consent"
 PENDING_TTL_S = 600
 MAX_PENDING = 1000
+# Wrong operator sign-ins one authorization request survives; the per-address
+# limiter (mcp/oauth_routes.py) bounds the rate, this bounds one request's total.
+MAX_LOGIN_FAILURES = 5
 SECRET_METHODS = ("client_secret_post", "client_secret_basic")
 
 
@@ -64,6 +68,7 @@ class PendingAuthorization:
     code_challenge: str
     resource: str | None
     created: float
+    failures: int = 0
 
 
 @dataclass(frozen=True)
@@ -129,9 +134,12 @@ def _token(issued: IssuedTokens) -> OAuthToken:
 class BrainkeepOAuthProvider:
     """``OAuthAuthorizationServerProvider`` over ``OAuthService`` (see module doc)."""
 
-    def __init__(self, service: OAuthService, issuer: str) -> None:
+    def __init__(self, service: OAuthService, issuer: str, *,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
         self.service = service
         self.issuer = issuer.rstrip("/")
+        # Injectable so a test can age a pending request without sleeping.
+        self._now = monotonic
         self._pending: dict[str, PendingAuthorization] = {}
         self._lock = threading.Lock()
 
@@ -173,7 +181,7 @@ class BrainkeepOAuthProvider:
         except InvalidInput as exc:
             raise AuthorizeError("invalid_scope", exc.message) from exc
         ticket = secrets.token_urlsafe(24)
-        now = time.monotonic()
+        now = self._now()
         with self._lock:
             for key in [k for k, p in self._pending.items() if now - p.created > PENDING_TTL_S]:
                 del self._pending[key]
@@ -187,15 +195,28 @@ class BrainkeepOAuthProvider:
     def pending(self, ticket: str) -> PendingAuthorization | None:
         with self._lock:
             found = self._pending.get(ticket)
-        if found is None or time.monotonic() - found.created > PENDING_TTL_S:
+        if found is None or self._now() - found.created > PENDING_TTL_S:
             return None
         return found
+
+    def failed_login(self, ticket: str) -> bool:
+        """Count a wrong sign-in on this request; True when it is (now) dropped, so
+        guessing has to start over from the client with a new request."""
+        with self._lock:
+            found = self._pending.get(ticket)
+            if found is None:
+                return True
+            if found.failures + 1 >= MAX_LOGIN_FAILURES:
+                del self._pending[ticket]
+                return True
+            self._pending[ticket] = replace(found, failures=found.failures + 1)
+            return False
 
     def answer(self, ticket: str, approve: bool) -> str | None:
         """Where to send the browser after the operator's answer (None: unknown ticket)."""
         with self._lock:
             found = self._pending.pop(ticket, None)
-        if found is None or time.monotonic() - found.created > PENDING_TTL_S:
+        if found is None or self._now() - found.created > PENDING_TTL_S:
             return None
         if not approve:
             return construct_redirect_uri(found.redirect_uri, error="access_denied",

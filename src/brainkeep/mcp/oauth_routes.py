@@ -7,7 +7,8 @@ From the SDK (``mcp.server.auth.routes``): authorization-server metadata
 
 - the consent page (``GET``/``POST /oauth/consent``): who asks, which scopes,
   approve/deny, after the operator logs in with an admin bearer token or the
-  password from `brainkeep admin set-password`;
+  password from `brainkeep admin set-password`; an org-bound admin token
+  approves only its own org's clients (core/tenant_fence.py);
 - client authentication against hashed secrets in front of ``/token`` and
   ``/revoke`` (see mcp/oauth_provider.py), and the ``client_credentials``
   grant, which the SDK's token handler does not implement.
@@ -43,6 +44,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from brainkeep.core.oauth.password import admin_password_ok
 from brainkeep.core.oauth.service import OAuthService
+from brainkeep.core.tenant_fence import operator_covers
 from brainkeep.core.tokens import SCOPES, TokenService
 from brainkeep.errors import InvalidInput
 from brainkeep.mcp.gate import BodyTooLarge, read_body, replay_body, send_json
@@ -218,6 +220,18 @@ class ClientAuth:
         await send_json(send, 200, json.dumps(body).encode(), _NO_STORE)
 
 
+@dataclass(frozen=True)
+class _Operator:
+    """A signed-in operator; ``org_id`` None when unbound (see core/tenant_fence.py)."""
+
+    org_id: str | None
+
+
+def _notice(text: str, status: int) -> Response:
+    return HTMLResponse(f"<!doctype html><title>brainkeep</title><p>{html.escape(text)}</p>",
+                        status_code=status, headers={"Cache-Control": "no-store"})
+
+
 class Consent:
     """The consent page: the operator logs in and approves or denies one request."""
 
@@ -229,12 +243,15 @@ class Consent:
         # be guessable at network speed.
         self.logins = logins or RateLimiter(LOGINS_PER_MINUTE)
 
-    def _operator_ok(self, login: str) -> bool:
-        """An admin bearer token, or the operator password (hashed in the brain)."""
+    def _operator(self, login: str) -> _Operator | None:
+        """Who signed in: an admin bearer token (with its org binding), or the operator
+        password (unbound); None for anything else."""
         check = self.tokens.verify(login) if login.startswith("bk_") else None
         if check is not None:
-            return check.token is not None and "admin" in check.token.scopes
-        return admin_password_ok(self.tokens.store, login)
+            token = check.token
+            return _Operator(token.org_id) if token is not None and "admin" in token.scopes \
+                else None
+        return _Operator(None) if admin_password_ok(self.tokens.store, login) else None
 
     async def get(self, request: Request) -> Response:
         ticket = request.query_params.get("request", "")
@@ -243,7 +260,8 @@ class Consent:
     async def post(self, request: Request) -> Response:
         form = await request.form()
         ticket = str(form.get("request", ""))
-        if self.provider.pending(ticket) is None:
+        found = self.provider.pending(ticket)
+        if found is None:
             return self._page(ticket, None)
         if form.get("decision") == "approve":
             where = request.client.host if request.client else "unknown"
@@ -253,8 +271,18 @@ class Consent:
                     "<!doctype html><title>brainkeep</title><p>Too many sign-in attempts. "
                     "Wait a minute and try again.</p>", status_code=429,
                     headers={"Retry-After": retry_after_header(wait)})
-            if not self._operator_ok(str(form.get("login", ""))):
+            operator = self._operator(str(form.get("login", "")))
+            if operator is None:
+                if self.provider.failed_login(ticket):
+                    return _notice("Too many wrong sign-ins for this request, so it was "
+                                   "cancelled. Start again from your client.", 403)
                 return self._page(ticket, "Wrong admin token or password.", status=403)
+            if not operator_covers(operator.org_id, found.client.org_id):
+                # An org-bound admin hands out only its own tenant (core/tenant_fence.py).
+                return self._page(ticket, f"This admin token is bound to org "
+                                  f"{operator.org_id}; the client acts as "
+                                  f"{found.client.org_id or 'no org (brain-wide)'}. Sign in as "
+                                  "an admin of that org or an unbound one.", status=403)
         target = self.provider.answer(ticket, form.get("decision") == "approve")
         if target is None:
             return self._page(ticket, None)
@@ -263,9 +291,8 @@ class Consent:
     def _page(self, ticket: str, error: str | None, status: int = 200) -> Response:
         found = self.provider.pending(ticket)
         if found is None:
-            return HTMLResponse("<!doctype html><title>brainkeep</title><p>This authorization "
-                                "request is unknown or expired. Start again from your "
-                                "client.</p>", status_code=400)
+            return _notice("This authorization request is unknown or expired. Start again "
+                           "from your client.", 400)
         esc = html.escape
         scopes = "".join(f"<li><b>{esc(s)}</b>: {esc(_SCOPE_TEXT.get(s, s))}</li>"
                          for s in found.scopes)
