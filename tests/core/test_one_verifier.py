@@ -92,15 +92,16 @@ def test_cli_verify_reports_a_tampered_memory_prev_hash(
         sql(home, "UPDATE memories SET prev_hash = (SELECT content_hash FROM memories "
                   "WHERE text = 'fact 0') WHERE uuid = ?", (uuid,))
 
-    # No newer event names the edited row: only a full walk sees it (docs/audit.md).
-    assert run_cli("verify", "--json").exit_code == 0
-    result = run_cli("verify", "--full", "--json")
+    # No newer event names the edited row: --since-verified does not see it
+    # (docs/audit.md), the default full walk does.
+    assert run_cli("verify", "--since-verified", "--json").exit_code == 0
+    result = run_cli("verify", "--json")
     assert result.exit_code == 1
     broken = json.loads(result.stdout)["first_broken"]
     assert (broken["kind"], broken["id"]) == ("memory", uuid)
     assert "prev_hash" in broken["reason"]
-    # The break forgot every proved head: a plain verify walks everything again.
-    assert run_cli("verify").stdout.startswith(f"INVALID: memory {uuid}")
+    # The break forgot every proved head: even --since-verified walks everything again.
+    assert run_cli("verify", "--since-verified").stdout.startswith(f"INVALID: memory {uuid}")
 
 
 # -- one payload per memory event kind ------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Incremental verify (issue 13): from a proved head, the new events and what they touch."""
+"""Incremental verify (issue 13, `verify --since-verified` since issue 21): from a proved
+head, the new events and what they touch; gRPC Verify always walks in full."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ def _note(brain: Brain, text: str, agent: str = "alice") -> str:
 
 
 def _verify(brain: Brain, **options) -> VerifyReport:
-    return verify_brain(brain.store, incremental=not options.pop("full", False),
+    return verify_brain(brain.store, since_verified=not options.pop("full", False),
                         now=brain.clock.now_ts(), **options)
 
 
@@ -111,12 +112,17 @@ def test_an_anchor_before_the_head_is_walked(brain: Brain) -> None:
     assert report.from_seq <= anchor.seq  # starts at or before the anchored event
 
 
-def test_grpc_verify_is_incremental(brain: Brain, stub) -> None:
-    for i in range(3):
-        remember(stub, f"grpc fact {i}")
+def test_grpc_verify_walks_in_full(brain: Brain, stub, db: RawDatabase) -> None:
+    uuids = [remember(stub, f"grpc fact {i}") for i in range(3)]
     assert stub.Verify(pb.VerifyRequest()).valid
     assert [c.mode for c in brain.store.verified_checkpoints()] == ["full"]
     remember(stub, "one more")
     reply = stub.Verify(pb.VerifyRequest(agent_id="alice"))
-    assert reply.valid and reply.total_records == 4  # totals still count the slice
-    assert [c.mode for c in brain.store.verified_checkpoints()][0] == "incremental"
+    assert reply.valid and reply.total_records == 4  # totals count the slice
+    # A slice's walk proves no head (rows outside it were not checked).
+    assert [c.mode for c in brain.store.verified_checkpoints()] == ["full"]
+    # An old row no newer event names is still walked: gRPC has no incremental mode.
+    db.execute("UPDATE memories SET scope = 'public' WHERE uuid = ?", (uuids[0],))
+    reply = stub.Verify(pb.VerifyRequest())
+    assert not reply.valid and reply.first_broken_at == uuids[0]
+    assert brain.store.verified_checkpoints() == []  # the break forgot every proved head

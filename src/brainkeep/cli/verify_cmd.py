@@ -51,9 +51,16 @@ def _human(report: VerifyReport, data: dict[str, Any]) -> None:
         assert broken is not None
         name = f" ({broken.slug})" if broken.slug else ""
         click.echo(f"INVALID: {broken.kind} {broken.id}{name}: {broken.reason}")
-    walked = ("full walk" if report.mode == "full" else
-              f"incremental from proved head {report.from_seq} (--full walks everything)")
+    if report.mode == "full":
+        walked = "full walk" + (" (--since-verified: no proved head to start from)"
+                                if data.get("since_verified") else "")
+    else:
+        walked = f"since verified head {report.from_seq} (--since-verified)"
     click.echo(f"mode: {walked}, {report.seconds:.3f} s")
+    for item in report.skipped:
+        click.echo(f"not checked: {item}")
+    if report.skipped:
+        click.echo("  (plain `brainkeep verify` checks every row again)")
     if data["head"]:
         click.echo(f"head: {data['head']['anchor']}")
     if report.checkpoints_checked:
@@ -85,24 +92,33 @@ def _human(report: VerifyReport, data: dict[str, Any]) -> None:
               "(default: derived from the signing key, if one is configured).")
 @click.option("--keygen", type=FILE, default=None, metavar="PATH",
               help="Create a signing key at PATH (mode 0600) and PATH.pub, then exit.")
+@click.option("--since-verified", "since_verified", is_flag=True,
+              help="Check less: start from the newest head an earlier clean walk proved "
+              "(signed by the trusted key, if one is given) and check only the newer events "
+              "and the rows they name. Rows no newer event names are NOT re-checked; the "
+              "output says so.")
 @click.option("--full", is_flag=True,
-              help="Walk every event and row. Default: start from the newest head an earlier "
-              "walk proved (signed by the trusted key, if one is given) and check the newer "
-              "events and the rows they touch.")
+              help="The default full walk (accepted for older scripts).")
 @json_option
 @pass_cli
 def verify(cli: CliContext, expect_head: str | None, sign: bool, signing_key: Path | None,
-           public_key: Path | None, keygen: Path | None, full: bool) -> None:
+           public_key: Path | None, keygen: Path | None, since_verified: bool,
+           full: bool) -> None:
     """Walk the hash-chained event log and check pages, memories and grants against it.
 
-    Incremental by default: from the newest head an earlier clean walk
-    proved (and recorded, signed with the signing key when one is set), it
-    checks the newer events and the rows they touch. An old event edited in
-    place, or a row edited that no newer event names, is found by --full only.
+    By default the full walk: every event, and every row-deciding column of
+    every page, memory, ACL and delegation, so a direct database edit of any
+    of them is found. A clean walk records its head; --since-verified then
+    starts from it and checks only the newer events and the rows they name
+    (fast, but a row edited that no newer event names is not re-checked).
     """
     if keygen is not None:
         _keygen(cli, keygen)
         return
+    if full and since_verified:
+        raise InvalidInput("--full and --since-verified exclude each other.",
+                           suggestion="Drop --full: the full walk is the default.",
+                           field="since_verified")
     anchor = ChainHead.parse(expect_head) if expect_head is not None else None
     key = signing.load_signing_key(signing_key, os.environ)
     if sign and key is None:
@@ -113,10 +129,10 @@ def verify(cli: CliContext, expect_head: str | None, sign: bool, signing_key: Pa
         key.public_key() if key is not None else None)
     brain = cli.brain()
     store = brain.store
-    report = verify_brain(store, trusted_key=trusted, incremental=not full, anchor=anchor,
-                          signer=key,
-                          now=brain.clock.now_ts())
+    report = verify_brain(store, trusted_key=trusted, since_verified=since_verified,
+                          anchor=anchor, signer=key, now=brain.clock.now_ts())
     data = report.to_dict()
+    data["since_verified"] = since_verified
     failed = not report.valid
     if anchor is not None:
         problem = report.anchor_problem

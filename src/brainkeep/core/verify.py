@@ -32,10 +32,13 @@ shape they report. In order:
    e. every logged insert still has its row, unless a hard delete was logged.
 
 Every scan streams rows (one cursor each), so a full walk is linear in the
-brain. An **incremental** walk (``since``: a head an earlier walk proved,
-core/verify_since.py) checks the events after it and the rows they touched
-(a memory with its chain successor, pages, ACLs, delegations), so it costs
-the new events, not the brain; ``--full`` walks everything.
+brain. The full walk is what ``brainkeep verify`` and gRPC ``Verify`` run:
+"valid" means every row-deciding column of every row was checked again.
+An **incremental** walk (``since``: a head an earlier walk proved,
+core/verify_since.py; ``verify --since-verified`` only) checks the events
+after it and the rows they touched (a memory with its chain successor,
+pages, ACLs, delegations), so it costs the new events, not the brain, and
+its report says what it did not check (``VerifyReport.skipped``).
 """
 
 from __future__ import annotations
@@ -94,13 +97,27 @@ class VerifyReport:
     seconds: float = 0.0
     anchor_problem: str | None = None  # why ``--expect-head`` failed (None: it held)
     recorded: VerifiedCheckpoint | None = None  # the head recorded as proved
+    # What this walk did NOT check (empty for the full walk): an incremental
+    # walk must say so, or "valid" would claim more than it proved.
+    skipped: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data.pop("recorded")
+        data.pop("skipped")
         data["checked"] = self.events_checked
         data["head"] = None if self.head is None else self.head.to_dict()
+        data["not_checked"] = list(self.skipped)
         return data
+
+
+def skipped_since(from_seq: int) -> tuple[str, ...]:
+    """What an incremental walk from the proved head ``from_seq`` leaves unchecked."""
+    return (
+        f"events up to seq {from_seq} were not re-walked (an earlier walk proved them)",
+        f"rows not named by events after seq {from_seq} were not re-checked "
+        "(a direct database edit of such a row is found by the full walk only)",
+    )
 
 
 @dataclass(frozen=True)
@@ -198,9 +215,9 @@ def _walk_since(store: Store, since: ChainHead, agent_id: str | None, thread_id:
                 events.checkpoints, grants, outside)
 
 
-def _start(store: Store, full: bool, trusted: Ed25519PublicKey | None,
+def _start(store: Store, trusted: Ed25519PublicKey | None,
            anchor: ChainHead | None) -> ChainHead | None:
-    checkpoint = None if full else start_point(store, trusted=trusted, anchor=anchor)
+    checkpoint = start_point(store, trusted=trusted, anchor=anchor)
     return None if checkpoint is None else ChainHead(checkpoint.seq, checkpoint.hash)
 
 
@@ -218,8 +235,8 @@ def _settle(store: Store, transact: Transact, broken: bool, head: VerifiedCheckp
             ) -> None:
     """Record a proved head, or forget every one once a walk found a break.
 
-    A break stays found: no later walk (gRPC Verify, a plain ``verify``) may
-    start from a head proved before it, so every one is full until the brain
+    A break stays found: no later ``verify --since-verified`` may start from
+    a head proved before it, so every one walks in full until the brain
     verifies clean again.
     """
     if broken:
@@ -229,21 +246,22 @@ def _settle(store: Store, transact: Transact, broken: bool, head: VerifiedCheckp
 
 
 def verify_brain(store: Store, *, trusted_key: Ed25519PublicKey | None = None,
-                 incremental: bool = False, anchor: ChainHead | None = None,
+                 since_verified: bool = False, anchor: ChainHead | None = None,
                  signer: Ed25519PrivateKey | None = None, now: str | None = None
                  ) -> VerifyReport:
     """The whole brain, as ``brainkeep verify`` reports it.
 
     A row edited behind the server's back no longer matches the hashes its
     newest event recorded (content or access state), its own stored hash, or
-    its chain link, so the report names it. Full unless ``incremental`` (the
-    CLI's default; then from the newest qualifying proved head,
-    core/verify_since.py, if there is one). With ``now``, a walk
-    that found nothing (and whose ``anchor`` held) records its head as
+    its chain link, so the report names it. The full walk unless
+    ``since_verified`` (``verify --since-verified``): then from the newest
+    qualifying proved head (core/verify_since.py), if there is one, and the
+    report's ``skipped`` says what that walk did not check. With ``now``, a
+    walk that found nothing (and whose ``anchor`` held) records its head as
     proved, signed by ``signer`` when given.
     """
     began = time.perf_counter()
-    since = _start(store, not incremental, trusted_key, anchor)
+    since = _start(store, trusted_key, anchor) if since_verified else None
     result = walk(store, trusted_key=trusted_key, since=since)
     problem = None if anchor is None else check_anchor(store, anchor)
     first = result.broken[0] if result.broken else None
@@ -259,18 +277,19 @@ def verify_brain(store: Store, *, trusted_key: Ed25519PublicKey | None = None,
                         mode="full" if since is None else "incremental",
                         from_seq=0 if since is None else since.seq,
                         seconds=round(time.perf_counter() - began, 4),
-                        anchor_problem=problem, recorded=recorded)
+                        anchor_problem=problem, recorded=recorded,
+                        skipped=() if since is None else skipped_since(since.seq))
 
 
 def verify_memories(store: Store, agent_id: str | None, thread_id: str | None, *,
                     created_before: str | None = None, check_log: bool = True,
                     visible: Callable[[str], bool] | None = None,
-                    incremental: bool = False, now: str | None = None,
-                    transact: Transact | None = None,
+                    now: str | None = None, transact: Transact | None = None,
                     ) -> VerifyOutcome:
     """A memory slice (all agents when ``agent_id`` is None), as gRPC Verify reports it.
 
-    Totals count memories; a broken event, page, ACL or delegation still
+    Always the full walk (``VerifyRequest`` has no field asking for less):
+    totals count memories; a broken event, page, ACL or delegation still
     makes the outcome invalid and is named first (events) or after pages.
 
     ``visible`` (asked with memory uuids: a reader's scope, core/mnemo/thread_scope.py)
@@ -279,23 +298,17 @@ def verify_memories(store: Store, agent_id: str | None, thread_id: str | None, *
     false break). Totals then count visible memories only, and a hidden
     memory's break is named ``HIDDEN_RECORD``, never by id.
 
-    ``incremental``: the log, pages and grants are checked from the newest
-    proved head (the rows newer events touched), while the slice's memory
-    chains are still walked whole: the reply's totals count the slice. A walk
-    that found nothing records its head (at ``now``, through ``transact``:
-    the caller's write path), one that found a break forgets every head.
+    With ``now`` (through ``transact``: the caller's write path), a walk that
+    found a break forgets every proved head, and a clean walk of the whole
+    brain (no slice) records its head for ``verify --since-verified``. A
+    slice's walk proves no head: the memories outside it were not checked.
     """
-    since = _start(store, False, None, None) if incremental and check_log else None
-    if since is None:
-        result = walk(store, agent_id=agent_id, thread_id=thread_id,
-                      created_before=created_before, check_log=check_log)
-    else:
-        result = _with_slice(store, walk(store, agent_id=agent_id, thread_id=thread_id,
-                                         since=since), agent_id, thread_id)
-    if incremental and check_log and now is not None:
-        head = None if result.head is None or result.unreported else proved(
-            result.head, now=now, from_seq=0 if since is None else since.seq,
-            full=since is None, signer=None)
+    result = walk(store, agent_id=agent_id, thread_id=thread_id,
+                  created_before=created_before, check_log=check_log)
+    if check_log and now is not None:
+        whole = agent_id is None and thread_id is None and created_before is None
+        head = None if result.head is None or not whole else proved(
+            result.head, now=now, from_seq=0, full=True, signer=None)
         _settle(store, transact or _in_transaction(store), bool(result.broken), head)
     total, verified = result.memories_checked, result.memories_verified
     if visible is not None:
@@ -308,27 +321,6 @@ def verify_memories(store: Store, agent_id: str | None, thread_id: str | None, *
             label = HIDDEN_RECORD
         return VerifyOutcome(False, total, verified, label, first.reason)
     return VerifyOutcome(True, total, verified)
-
-
-def _with_slice(store: Store, since: Walk, agent_id: str | None,
-                thread_id: str | None) -> Walk:
-    """An incremental walk plus the slice's whole memory chains (the reply's totals).
-
-    Breaks keep the full walk's order: events, pages, memories, grants. A
-    touched row is a slice row walked again; only a vanished one adds to it.
-    """
-    marker = store.state_marker_seq()
-    bridge = {c: prev for _, c, prev in store.mnemo_tombstones()}
-    memories, verified, chain_breaks = walk_memories(store, agent_id, thread_id, None, False,
-                                                     marker, bridge)
-    known = {b.id for b in chain_breaks}
-    vanished = [b for b in since.broken if b.kind == "memory" and b.id not in known]
-    order = {"event": 0, "page": 1, "memory": 2}
-    broken = sorted([*[b for b in since.broken if b.kind != "memory"], *chain_breaks,
-                     *vanished], key=lambda b: order.get(b.kind, 3))
-    return Walk(since.events_checked, since.pages_checked, memories + len(vanished), verified,
-                tuple(broken), since.head, since.checkpoints, since.grants_checked,
-                since.unreported)
 
 
 # What ``first_broken_at`` says for a memory outside the reader's scope.

@@ -106,18 +106,19 @@ class MnemoService:
     def verify(self, agent_id: str | None, thread_id: str | None) -> VerifyOutcome:
         """Chains of one agent (validated) or of all agents when ``agent_id`` is None.
 
-        The one verifier ``brainkeep verify`` runs too (core/verify.py), over
+        The one verifier ``brainkeep verify`` runs too (core/verify.py), and
+        always its full walk: the whole event log, every page and grant, and
         every row of the chains; what it reports is the reader's scope
         (core/mnemo/thread_scope.py): no other org's memories, no hidden ids.
-        The event log, pages and grants are checked from the newest proved
-        head (incremental, core/verify_since.py); a clean walk records its head.
+        A clean walk of the whole brain records its head (for
+        ``verify --since-verified``); a break forgets every recorded head.
         """
         agent = None if agent_id is None else v.agent_id(agent_id)
         thread = v.label(thread_id, "thread_id")
         visible = thread_scope.record_filter(self.ctx, thread_scope.reader_scope(agent),
                                              agent, thread)
         return verify_memories(
-            self.ctx.store, agent, thread, visible=visible, incremental=True,
+            self.ctx.store, agent, thread, visible=visible,
             now=self.ctx.clock.now_ts(),
             transact=self.ctx.transact)
 
