@@ -32,7 +32,8 @@ from tests.http.http_support import (
     stop_process,
 )
 
-UI_BANNER = re.compile(r"console at (http://127\.0\.0\.1:\d+)/")
+# The URL `brainkeep ui` prints: its base and its key (console/local_auth.py).
+UI_BANNER = re.compile(r"console at ((http://127\.0\.0\.1:\d+)/\?token=([A-Za-z0-9_-]+)) ")
 START_TIMEOUT_S = 60.0
 CSRF_INPUT = re.compile(r'name="csrf" value="([^"]+)"')
 
@@ -119,11 +120,22 @@ def seed(path: Path, engine: str = "sqlite") -> Seeded:
 
 @dataclass
 class UiProc:
-    """A running `brainkeep ui` subprocess; ``base`` is ``http://127.0.0.1:PORT``."""
+    """A running `brainkeep ui` subprocess.
+
+    ``base`` is ``http://127.0.0.1:PORT``; ``url`` the URL it printed (with
+    ``?token=``); ``cookies`` the session cookie that URL minted, for httpx.
+    """
 
     proc: subprocess.Popen[bytes]
     base: str
+    url: str
+    token: str
     stderr_path: Path
+    cookies: dict[str, str]
+
+    def client(self) -> httpx.Client:
+        """An httpx client signed in to the console (its own copy of the cookie)."""
+        return httpx.Client(base_url=self.base, cookies=self.cookies, timeout=30)
 
     def stderr(self) -> str:
         return self.stderr_path.read_text(encoding="utf-8", errors="replace")
@@ -147,12 +159,21 @@ def start_ui(home: Path, *args: str, org: str | None = None) -> UiProc:
     while time.monotonic() < deadline:
         match = UI_BANNER.search(err_path.read_text(encoding="utf-8", errors="replace"))
         if match:
-            return UiProc(proc, match.group(1), err_path)
+            return UiProc(proc, match.group(2), match.group(1), match.group(3), err_path,
+                          exchange(match.group(1)))
         if proc.poll() is not None:
             raise RuntimeError(f"ui exited early: {err_path.read_text()}")
         time.sleep(0.05)
     proc.kill()
     raise RuntimeError(f"ui did not start: {err_path.read_text()}")
+
+
+def exchange(url: str) -> dict[str, str]:
+    """Open the printed URL once: its token buys a session cookie and a clean redirect."""
+    answer = httpx.get(url, timeout=30)
+    assert answer.status_code == 303, answer.text
+    assert "token=" not in answer.headers["location"]
+    return {"bk_console": answer.cookies["bk_console"]}
 
 
 def start_remote(home: Path, *args: str) -> ServerProc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -18,7 +19,7 @@ from console_support import (
 
 
 def get(ui: UiProc, path: str) -> httpx.Response:
-    response = httpx.get(ui.base + path, timeout=30)
+    response = httpx.get(ui.base + path, cookies=ui.cookies, timeout=30)
     assert response.status_code == 200, (path, response.status_code, response.text[:2000])
     assert "Traceback" not in response.text
     return response
@@ -58,7 +59,7 @@ def test_entity_view_card_edges_backlinks_and_graph(ui: UiProc) -> None:
 
 
 def test_unknown_entity_is_a_404_page(ui: UiProc) -> None:
-    response = httpx.get(ui.base + "/entities/people/nobody", timeout=30)
+    response = httpx.get(ui.base + "/entities/people/nobody", cookies=ui.cookies, timeout=30)
     assert response.status_code == 404
     assert "not_found" in response.text
 
@@ -118,8 +119,12 @@ def test_ui_json_prints_the_url_a_script_can_open(seeded: Seeded) -> None:
     try:
         assert proc.stdout is not None
         announced = json.loads(proc.stdout.readline())
-        assert announced["url"].startswith("http://127.0.0.1:")
-        assert httpx.get(announced["url"], timeout=10).status_code == 200
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=[A-Za-z0-9_-]{43}",
+                            announced["url"]), announced
+        with httpx.Client(timeout=10, follow_redirects=True) as client:
+            opened = client.get(announced["url"])  # the key buys a cookie, then a clean URL
+            assert opened.status_code == 200 and "token" not in str(opened.url)
+            assert "local (trusted)" in opened.text
     finally:
         proc.terminate()
         proc.wait(15)

@@ -11,7 +11,7 @@ import jinja2
 from starlette.routing import BaseRoute
 
 from brainkeep.brain import Brain
-from brainkeep.console.session import SessionStore
+from brainkeep.console.session import LoginTokens, SessionStore
 from brainkeep.core.context import Caller
 from brainkeep.ops.dispatch import Dispatcher
 
@@ -54,7 +54,9 @@ class ConsoleEnv:
             (``dispatcher.call(name, params, viewer.caller)``: scope checks and
             usage logging included).
         templates: The Jinja2 environment over ``console/templates``.
-        sessions: Server-side sessions.
+        sessions: Server-side sessions (signed-in browsers only).
+        login_tokens: The sign-in form's stateless CSRF tokens (no session
+            exists before sign-in).
         base: URL prefix of the console (``""`` for ``brainkeep ui``,
             ``"/console"`` on ``serve --http``).
         local_caller: The trusted caller of ``brainkeep ui`` (no login); None
@@ -68,6 +70,7 @@ class ConsoleEnv:
     dispatcher: Dispatcher
     templates: jinja2.Environment
     sessions: SessionStore
+    login_tokens: LoginTokens = field(default_factory=LoginTokens)
     base: str = ""
     local_caller: Caller | None = None
     secure_cookies: bool = False

@@ -4,7 +4,10 @@ The browser pastes a token secret once; the server verifies it with the same
 ``TokenService.verify`` the MCP gate uses and keeps only the token id in a
 new server-side session (a fresh id, so a planted cookie gains nothing). Any
 live token may sign in: what each page shows is what that token's scope and
-org allow, exactly as through MCP. ``brainkeep ui`` needs no sign-in.
+org allow, exactly as through MCP. Until then nothing is stored: the form's
+CSRF token is the HMAC of a nonce in the browser's own cookie
+(``session.LoginTokens``). ``brainkeep ui`` signs in with its URL token
+instead (``console/local_auth.py``).
 """
 
 from __future__ import annotations
@@ -15,13 +18,15 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from brainkeep.console.env import ConsoleEnv
-from brainkeep.console.session import COOKIE
+from brainkeep.console.session import COOKIE, LOGIN_COOKIE
 from brainkeep.console.web import (
+    CSRF_FIELD,
+    clear_cookie,
     csrf_ok,
     redirect,
     refused,
     render,
-    session_of,
+    set_login_cookie,
     set_session_cookie,
 )
 from brainkeep.core.tokens import TokenService
@@ -46,20 +51,25 @@ def routes(env: ConsoleEnv) -> list[BaseRoute]:
     async def login_form(request: Request) -> Response:
         if env.local:
             return redirect(env, "/")
-        session, fresh = session_of(env, request)
+        # Reuse a live nonce (several tabs share one); else a new one: no state kept here.
+        fresh = None
+        form_token = env.login_tokens.form_token(request.cookies.get(LOGIN_COOKIE))
+        if form_token is None:
+            fresh = env.login_tokens.issue()
+            form_token = env.login_tokens.form_token(fresh)
         response = render(env, request, None, "login.html", title="Sign in", error=None,
                           next=_next(env, request.query_params.get("next")),
-                          login_csrf=session.csrf)
-        if fresh:
-            set_session_cookie(env, request, response, session)
+                          login_csrf=form_token)
+        if fresh is not None:
+            set_login_cookie(env, request, response, fresh)
         return response
 
     async def login_submit(request: Request) -> Response:
         if env.local:
             return redirect(env, "/")
         form = await request.form()
-        old = env.sessions.get(request.cookies.get(COOKIE))
-        if old is None or not csrf_ok(old, form):
+        nonce = request.cookies.get(LOGIN_COOKIE)
+        if not env.login_tokens.check(nonce, form.get(CSRF_FIELD)):
             return refused(env, request)
         secret = form.get("token")
         check = await run_in_threadpool(tokens.verify, secret if isinstance(secret, str)
@@ -68,11 +78,12 @@ def routes(env: ConsoleEnv) -> list[BaseRoute]:
         if check.token is None:
             return render(env, request, None, "login.html", status=401, title="Sign in",
                           error=_REASONS.get(check.reason or "", _REASONS["invalid"]),
-                          next=target, login_csrf=old.csrf)
-        env.sessions.drop(old.id)
+                          next=target, login_csrf=env.login_tokens.form_token(nonce) or "")
+        env.sessions.drop(request.cookies.get(COOKIE))  # signing in again: the old one ends
         session = env.sessions.new(check.token.id)
         response = redirect(env, target)
         set_session_cookie(env, request, response, session)
+        clear_cookie(env, request, response, LOGIN_COOKIE)
         return response
 
     async def logout(request: Request) -> Response:
@@ -82,7 +93,7 @@ def routes(env: ConsoleEnv) -> list[BaseRoute]:
             return refused(env, request)
         env.sessions.drop(session.id)
         response = redirect(env, "/login")
-        response.delete_cookie(COOKIE, path=env.base or "/")
+        clear_cookie(env, request, response, COOKIE)
         return response
 
     return [

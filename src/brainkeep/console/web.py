@@ -2,7 +2,8 @@
 
 ``page(env, handler, needs=...)`` wraps a GET handler and ``action(env,
 handler, needs=...)`` a writing POST handler. Both resolve the viewer first
-(redirecting an anonymous remote browser to the sign-in page), check the
+(redirecting an anonymous remote browser to the sign-in page; an anonymous
+request stores nothing: sessions exist only after sign-in), check the
 scope the page needs, run the synchronous handler off the event loop (the
 store is synchronous), and turn a ``BrainkeepError`` into an error page in
 the same words the other transports use. ``action`` also verifies the form's
@@ -22,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from brainkeep.console.env import ConsoleEnv
-from brainkeep.console.session import ABSOLUTE_S, COOKIE, Session
+from brainkeep.console.session import ABSOLUTE_S, COOKIE, LOGIN_COOKIE, LOGIN_TTL_S, Session
 from brainkeep.core.context import Caller
 from brainkeep.core.scope import ReadScope
 from brainkeep.errors import BrainkeepError, PermissionDenied
@@ -30,6 +31,14 @@ from brainkeep.mcp.auth import caller_for_token
 from brainkeep.ops.dispatch import opaque_internal, scope_allows
 
 CSRF_FIELD = "csrf"
+# What the local console answers without its key (no template: nothing else may run).
+LOCAL_SIGN_IN = (
+    "<!doctype html><title>Open the URL brainkeep ui printed</title>"
+    "<h1>Open the URL <code>brainkeep ui</code> printed</h1>"
+    "<p>Every account on this machine can reach this port, so the console needs the key in "
+    "the address <code>brainkeep ui</code> printed when it started "
+    "(<code>http://127.0.0.1:PORT/?token=&hellip;</code>). Open that URL in this browser, "
+    "or run <code>brainkeep ui</code> again for a new one.</p>")
 _STATUS = {"invalid_params": 400, "provenance_required": 400, "not_found": 404,
            "scope_denied": 403, "unavailable": 503}
 
@@ -70,12 +79,9 @@ Handler = Callable[[Request, Viewer], Response]
 ActionHandler = Callable[[Request, Viewer, FormData], Response]
 
 
-def session_of(env: ConsoleEnv, request: Request) -> tuple[Session, bool]:
-    """The request's session, or a new anonymous one (True: the cookie must be set)."""
-    session = env.sessions.get(request.cookies.get(COOKIE))
-    if session is not None:
-        return session, False
-    return env.sessions.new(), True
+def session_of(env: ConsoleEnv, request: Request) -> Session | None:
+    """The request's signed-in session, or None (nothing is created for a stranger)."""
+    return env.sessions.get(request.cookies.get(COOKIE))
 
 
 def caller_of(env: ConsoleEnv, session: Session) -> Caller | None:
@@ -99,8 +105,27 @@ def set_session_cookie(env: ConsoleEnv, request: Request, response: Response,
     """HttpOnly, SameSite=Strict, Secure behind HTTPS, scoped to the console's path."""
     response.set_cookie(
         COOKIE, session.id, max_age=ABSOLUTE_S, path=env.base or "/", httponly=True,
-        samesite="strict", secure=env.secure_cookies or request.url.scheme == "https",
+        samesite="strict", secure=_secure(env, request),
     )
+
+
+def set_login_cookie(env: ConsoleEnv, request: Request, response: Response,
+                     value: str) -> None:
+    """The sign-in form's nonce cookie, with the session cookie's flags."""
+    response.set_cookie(
+        LOGIN_COOKIE, value, max_age=LOGIN_TTL_S, path=env.base or "/", httponly=True,
+        samesite="strict", secure=_secure(env, request),
+    )
+
+
+def clear_cookie(env: ConsoleEnv, request: Request, response: Response, name: str) -> None:
+    """Expire one of the console's cookies (same path and flags as when it was set)."""
+    response.delete_cookie(name, path=env.base or "/", httponly=True, samesite="strict",
+                           secure=_secure(env, request))
+
+
+def _secure(env: ConsoleEnv, request: Request) -> bool:
+    return env.secure_cookies or request.url.scheme == "https"
 
 
 def render(env: ConsoleEnv, request: Request, viewer: Viewer | None, template: str,
@@ -128,23 +153,20 @@ def error_page(env: ConsoleEnv, request: Request, viewer: Viewer | None,
 
 async def _run(env: ConsoleEnv, request: Request, needs: str,
                call: Callable[[Viewer], Response]) -> Response:
-    session, fresh = session_of(env, request)
-    caller = caller_of(env, session)
-    if caller is None:
-        response: Response = RedirectResponse(env.href("/login", next=_rel(env, request)), 303)
-    else:
-        viewer = Viewer(caller, session)
-        if not viewer.may(needs):
-            denied = PermissionDenied(
-                f"This page needs the `{needs}` scope, which this token does not hold.",
-                suggestion=f"Sign in with a token that has `{needs}` "
-                f"(`brainkeep token create --name NAME --scopes {needs}`).")
-            response = error_page(env, request, viewer, denied)
-        else:
-            response = await run_in_threadpool(_guarded, env, request, viewer, call)
-    if fresh:
-        set_session_cookie(env, request, response, session)
-    return response
+    session = session_of(env, request)
+    caller = None if session is None else await run_in_threadpool(caller_of, env, session)
+    if caller is None or session is None:
+        if env.local:  # the local gate lets no session-less request this far; still refuse
+            return HTMLResponse(LOCAL_SIGN_IN, status_code=401)
+        return RedirectResponse(env.href("/login", next=_rel(env, request)), 303)
+    viewer = Viewer(caller, session)
+    if not viewer.may(needs):
+        denied = PermissionDenied(
+            f"This page needs the `{needs}` scope, which this token does not hold.",
+            suggestion=f"Sign in with a token that has `{needs}` "
+            f"(`brainkeep token create --name NAME --scopes {needs}`).")
+        return error_page(env, request, viewer, denied)
+    return await run_in_threadpool(_guarded, env, request, viewer, call)
 
 
 def _guarded(env: ConsoleEnv, request: Request, viewer: Viewer,
@@ -170,7 +192,8 @@ def page(env: ConsoleEnv, handler: Handler, *, needs: str = "read") -> Callable[
 def csrf_ok(session: Session, form: FormData) -> bool:
     """The form's token equals the session's (constant-time)."""
     sent = form.get(CSRF_FIELD)
-    return isinstance(sent, str) and hmac.compare_digest(sent, session.csrf)
+    # Bytes, not str: compare_digest refuses non-ASCII text (a 500 instead of a 403).
+    return isinstance(sent, str) and hmac.compare_digest(sent.encode(), session.csrf.encode())
 
 
 def refused(env: ConsoleEnv, request: Request) -> Response:

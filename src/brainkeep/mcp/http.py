@@ -173,9 +173,10 @@ def build_http_app(brain: Brain, settings: Settings, *, surface: str, bind: str,
         async with sessions.run(), stateless.run():
             yield
 
-    # The web console (console/): token sign-in, the same dispatcher and read scopes.
+    # The web console (console/): token sign-in, the same dispatcher and read scopes,
+    # and the gate's per-address limiter (one budget per address for /mcp and /console).
     console = build_console_app(brain, dispatcher, base="/console", secure_cookies=bool(
-        oauth is not None and oauth.issuer.startswith("https://")))
+        oauth is not None and oauth.issuer.startswith("https://")), ip_limiter=gate.ip_limiter)
     rest = Starlette(routes=[*routes, Mount("/console", app=console)], lifespan=lifespan)
     return McpFront(gate, rest)
 

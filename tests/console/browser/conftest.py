@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from console_support import UiProc
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, sync_playwright
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -96,7 +97,8 @@ NewPage = Callable[..., Page]
 
 @pytest.fixture
 def open_page(browser: Browser) -> Iterator[NewPage]:
-    """``open_page(phone=False)``: a page in a new context (own cookies), errors watched.
+    """``open_page(phone=False, ui=None)``: a page in a new context (own cookies), errors
+    watched; with ``ui``, signed in to that `brainkeep ui` through the URL it printed.
 
     At teardown the contexts close (ending any live-feed stream) and the test
     fails if a watched page logged a JavaScript or CSP error.
@@ -104,10 +106,14 @@ def open_page(browser: Browser) -> Iterator[NewPage]:
     errors = PageErrors()
     contexts: list[BrowserContext] = []
 
-    def make(*, phone: bool = False) -> Page:
+    def make(*, phone: bool = False, ui: UiProc | None = None) -> Page:
         context = _context(browser, PHONE if phone else DESKTOP, errors)
         contexts.append(context)
-        return context.new_page()
+        page = context.new_page()
+        if ui is not None:  # open the URL `brainkeep ui` printed: its key buys the cookie
+            page.goto(ui.url)
+            page.wait_for_url(f"{ui.base}/")
+        return page
 
     yield make
     for context in contexts:

@@ -22,7 +22,7 @@ Shot = Callable[[Page, str], Path]
 
 def test_audit_lists_the_log_and_verifies(seeded: Seeded, ui: UiProc,
                                           open_page: Callable[..., Page], shot: Shot) -> None:
-    page = open_page()
+    page = open_page(ui=ui)
     page.goto(f"{ui.base}/audit")
     head = event_head(seeded.home)
     rows = page.locator("#events tbody tr[data-seq]")
@@ -39,7 +39,7 @@ def test_audit_lists_the_log_and_verifies(seeded: Seeded, ui: UiProc,
 def test_verify_highlights_the_first_broken_event(seeded: Seeded, ui: UiProc,
                                                   open_page: Callable[..., Page],
                                                   shot: Shot) -> None:
-    page = open_page()
+    page = open_page(ui=ui)
     page.goto(f"{ui.base}/audit")
     seq = max(1, event_head(seeded.home) - 2)  # near the top: the screenshot shows both
     with tampered_event(seeded.home, seq):
@@ -62,7 +62,7 @@ def test_verify_highlights_the_first_broken_event(seeded: Seeded, ui: UiProc,
 
 def test_verify_points_at_the_event_a_tampered_row_fails(
         seeded: Seeded, ui: UiProc, open_page: Callable[..., Page]) -> None:
-    page = open_page()
+    page = open_page(ui=ui)
     page.goto(f"{ui.base}/audit")
     with tampered_memory(seeded.home, seeded.facts["rockets"]) as seq:
         page.click("#verify-now")
@@ -76,7 +76,7 @@ def test_verify_points_at_the_event_a_tampered_row_fails(
 
 def test_audit_pages_through_older_events(seeded: Seeded, ui: UiProc,
                                           open_page: Callable[..., Page]) -> None:
-    page = open_page()
+    page = open_page(ui=ui)
     page.goto(f"{ui.base}/audit?before=3")
     seqs = page.locator("#events tbody tr[data-seq]").evaluate_all(
         "rows => rows.map(r => Number(r.dataset.seq))")
@@ -97,7 +97,7 @@ def test_usage_shows_calls_errors_latency_and_callers(
     mcp_call(remote.url, secret, "entity", {"name": "people/nobody-at-all"})
     # A read token may not write: logged as a failed call.
     mcp_call(remote.url, secret, "remember", {"fact": "x", "provenance": "y"})
-    page = open_page()
+    page = open_page(ui=ui)
     page.goto(f"{ui.base}/usage?days=1")
     caller = page.locator('#callers tr[data-caller="usage-probe"]')
     expect(caller).to_have_count(1)
@@ -122,7 +122,7 @@ def test_live_feed_shows_calls_as_they_happen(
         seeded: Seeded, ui: UiProc, remote: ServerProc, open_page: Callable[..., Page],
         shot: Shot) -> None:
     secret = create_token(seeded.home, "live-probe", "read", org="org-a")
-    page = open_page()
+    page = open_page(ui=ui)
     page.goto(f"{ui.base}/live")
     feed = page.locator("#live-feed")
     expect(feed).to_have_attribute("data-connected", "true")
@@ -138,7 +138,7 @@ def test_live_feed_shows_calls_as_they_happen(
 
 def test_create_and_revoke_a_token(seeded: Seeded, ui: UiProc, remote: ServerProc,
                                    open_page: Callable[..., Page], shot: Shot) -> None:
-    page = open_page()
+    page = open_page(ui=ui)
     page.goto(f"{ui.base}/access")
     page.fill("#token-name", "browser-made")
     page.fill("#token-org", "org-a")
@@ -165,7 +165,7 @@ def test_create_and_revoke_a_token(seeded: Seeded, ui: UiProc, remote: ServerPro
 
 def test_bad_token_form_shows_the_service_error(ui: UiProc,
                                                 open_page: Callable[..., Page]) -> None:
-    page = open_page()
+    page = open_page(ui=ui)
     page.goto(f"{ui.base}/access")
     page.fill("#token-name", "viewer-a")  # taken by the seed
     page.click("#create-token button[type=submit]")
@@ -175,7 +175,7 @@ def test_bad_token_form_shows_the_service_error(ui: UiProc,
 
 def test_writing_forms_refuse_a_missing_csrf_token(ui: UiProc,
                                                    open_page: Callable[..., Page]) -> None:
-    page = open_page()
+    page = open_page(ui=ui)
     page.goto(f"{ui.base}/access")  # a session cookie, but no form token sent below
     for path, form in (("/audit/verify", {}), ("/access/tokens", {"name": "csrf-less"}),
                        ("/access/revoke", {"name": "viewer-a"})):

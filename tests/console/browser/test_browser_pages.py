@@ -37,7 +37,7 @@ def test_page_reads_at_desktop_and_phone_width(
         open_page: Callable[..., Page], shot: Shot) -> None:
     url = ui.base + path.format(**seeded.facts)
     for phone in (False, True):
-        page = open_page(phone=phone)
+        page = open_page(phone=phone, ui=ui)
         answer = page.goto(url)
         assert answer is not None and answer.status == 200, url
         h1 = page.locator("main h1")
@@ -52,7 +52,7 @@ def test_page_reads_at_desktop_and_phone_width(
 
 def test_keyboard_tab_to_the_search_box_and_submit_with_enter(
         ui: UiProc, open_page: Callable[..., Page]) -> None:
-    page = open_page()
+    page = open_page(ui=ui)
     page.goto(f"{ui.base}/search")
     for _ in range(40):
         page.keyboard.press("Tab")
@@ -68,7 +68,7 @@ def test_keyboard_tab_to_the_search_box_and_submit_with_enter(
 
 def test_search_then_open_an_entity_and_follow_an_edge(
         ui: UiProc, open_page: Callable[..., Page]) -> None:
-    page = open_page()
+    page = open_page(ui=ui)
     page.goto(f"{ui.base}/entities")
     page.fill('form[role=search] input[name="q"]', "rockets")
     page.press('form[role=search] input[name="q"]', "Enter")
@@ -87,7 +87,7 @@ def test_forget_a_fact_and_see_it_leave_the_list(
     fact = call_as(seeded.home, "remember", {
         "fact": "Cy keeps bees on the roof", "provenance": "browser test",
         "entity": "people/cy-example"}, org="org-a")["id"]
-    page = open_page()
+    page = open_page(ui=ui)
     page.goto(f"{ui.base}/memories")
     row = page.locator(f"#fact-{fact}")
     expect(row).to_contain_text("Cy keeps bees on the roof")
@@ -98,3 +98,19 @@ def test_forget_a_fact_and_see_it_leave_the_list(
     expect(page.locator(f"#fact-{fact}")).to_have_count(0)
     page.goto(f"{ui.base}/memories/{fact}")
     expect(page.locator("main")).to_contain_text("moved the hives")  # the reason, audited
+
+
+def test_local_console_opens_only_through_the_printed_url(
+        ui: UiProc, open_page: Callable[..., Page]) -> None:
+    page = open_page()
+    answer = page.goto(f"{ui.base}/memories")
+    assert answer is not None and answer.status == 401
+    expect(page.locator("h1")).to_contain_text("Open the URL brainkeep ui printed")
+    page.goto(ui.url)
+    assert page.url == f"{ui.base}/"  # the key left the address bar
+    expect(page.locator("header .who")).to_contain_text("local (trusted)")
+    (cookie,) = page.context.cookies()
+    assert cookie["name"] == "bk_console" and cookie["httpOnly"]
+    assert cookie["sameSite"] == "Strict"
+    answer = page.goto(f"{ui.base}/memories")
+    assert answer is not None and answer.status == 200

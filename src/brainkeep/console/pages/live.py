@@ -135,9 +135,9 @@ def routes(env: ConsoleEnv) -> list[BaseRoute]:
     async def events(request: Request) -> Response:
         # An EventSource cannot follow a sign-in redirect, so this endpoint
         # answers 401/403 itself; it resolves the viewer as every page does.
-        session, _ = session_of(env, request)
-        caller = await run_in_threadpool(caller_of, env, session)
-        if caller is None:
+        session = session_of(env, request)
+        caller = None if session is None else await run_in_threadpool(caller_of, env, session)
+        if caller is None or session is None:
             return PlainTextResponse("Sign in first.", status_code=401)
         if not Viewer(caller, session).may("admin"):
             return PlainTextResponse("This feed needs the admin scope.", status_code=403)
