@@ -2,7 +2,9 @@
 
 Frozen precedence (MEMORY_VERBS v1): alias > exact title > slug / slug
 suffix; within a tier the most recently touched page wins. Private pages are
-candidates only for trusted local callers.
+candidates only for trusted local callers. Which slug a fact's ``entity``
+is filed under (these tiers, then a unique strong candidate) is
+``core.entity_resolution``.
 """
 
 from __future__ import annotations
@@ -66,20 +68,3 @@ def resolve_entity(
 def _touched(page: Page) -> str:
     return max(page.updated_at, page.last_retrieved_at or "")
 
-
-def canonical_entity(
-    store: Store, source_id: str, name: str | None, *, include_private: bool
-) -> str | None:
-    """The slug a fact's ``entity`` should be stored under.
-
-    An existing page wins (so 'Alice Example' and 'people/alice-example'
-    land on one slug); otherwise the name itself when it is a slug, else its
-    slugified form.
-    """
-    if name is None or not name.strip():
-        return None
-    resolution = resolve_entity(store, source_id, name, include_private=include_private)
-    if resolution.best is not None:
-        return resolution.best.slug
-    lowered = name.strip().lower()
-    return lowered if is_valid_slug(lowered) else (slugify(name) or None)

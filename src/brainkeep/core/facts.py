@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from brainkeep.core.clock import Clock
 from brainkeep.core.context import Caller
-from brainkeep.core.entities import canonical_entity
+from brainkeep.core.entity_resolution import EntityResolution, resolve_fact_entity
 from brainkeep.core.ids import is_uuid
 from brainkeep.core.memories import access, writes
 from brainkeep.core.memories.drafts import MAX_FACT_CHARS, fact_draft
@@ -70,6 +70,7 @@ class RememberResult:
     status: str
     superseded: Memory | None = None
     degraded_dedup: bool = False
+    entity: EntityResolution | None = None  # how the `entity` input was resolved
 
 
 @dataclass(frozen=True)
@@ -104,10 +105,19 @@ class FactService:
         visibility: str | None = None,
         session_id: str | None = None,
     ) -> MemoryDraft:
-        """Validate inputs into a draft (raises ``InvalidInput`` / ``ProvenanceRequired``)."""
+        """Validate inputs into a draft (raises ``InvalidInput`` / ``ProvenanceRequired``).
+
+        ``entity`` is a slug already resolved (``resolve_entity``).
+        """
         return fact_draft(
-            self.store, self.clock, self.source_id, fact, provenance, caller,
-            entity=entity, kind=kind, ttl=ttl, visibility=visibility, session_id=session_id,
+            self.clock, self.source_id, fact, provenance, caller,
+            entity_slug=entity, kind=kind, ttl=ttl, visibility=visibility, session_id=session_id,
+        )
+
+    def resolve_entity(self, name: str | None, caller: Caller) -> EntityResolution | None:
+        """The slug facts about ``name`` are filed and read under, and how it was found."""
+        return resolve_fact_entity(
+            self.store, self.source_id, name, include_private=caller.include_private
         )
 
     def remember(
@@ -122,17 +132,21 @@ class FactService:
         visibility: str | None = None,
         session_id: str | None = None,
     ) -> RememberResult:
-        """Save one fact, answering `duplicate` instead of inserting it twice."""
+        """Save one fact, answering `duplicate` instead of inserting it twice.
+
+        ``entity`` is resolved here, for every surface (``core.entity_resolution``);
+        the result's ``entity`` says how.
+        """
         draft = self.build_draft(
-            fact,
-            provenance,
-            caller,
-            entity=entity,
-            kind=kind,
-            ttl=ttl,
-            visibility=visibility,
+            fact, provenance, caller, kind=kind, ttl=ttl, visibility=visibility,
             session_id=session_id,
         )
+        resolution = self.resolve_entity(entity, caller)
+        if resolution is not None:
+            draft = replace(draft, entity_slug=resolution.slug)
+        return replace(self._remember(draft, caller), entity=resolution)
+
+    def _remember(self, draft: MemoryDraft, caller: Caller) -> RememberResult:
         normalized = normalize_fact(draft.text)
         prepared = None
         if self.similarity is not None:
@@ -279,21 +293,23 @@ class FactService:
         grep: str | None = None,
         limit: int = 50,
         query: str | None = None,
+        resolved: EntityResolution | None = None,
     ) -> list[Memory]:
         """Facts matching every filter given (entity, since, session and grep compose).
 
         With ``query`` (and a ranker), facts matching the query come first,
         best first. Without other filters only those are returned; with
         filters the remaining filter matches follow in the usual order, so
-        adding a query never hides a fact the filters select.
+        adding a query never hides a fact the filters select. ``resolved``:
+        ``entity`` already resolved by ``resolve_entity`` (not resolved again).
         """
         if not 1 <= limit <= FACT_LIMIT_MAX:
             raise InvalidInput(
                 f"limit must be between 1 and {FACT_LIMIT_MAX}.", field="limit"
             )
-        entity_slug = canonical_entity(
-            self.store, self.source_id, entity, include_private=caller.include_private
-        )
+        if resolved is None:
+            resolved = self.resolve_entity(entity, caller)
+        entity_slug = resolved.slug if resolved is not None else None
         now = self.clock.now_ts()
         ranked: list[Memory] = []
         filt = FactFilter(

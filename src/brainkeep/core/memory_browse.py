@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from brainkeep.core.context import Caller
-from brainkeep.core.entities import canonical_entity
+from brainkeep.core.entity_resolution import canonical_entity
 from brainkeep.core.facts import FactService
 from brainkeep.core.models import Memory
 

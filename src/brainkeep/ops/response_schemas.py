@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from brainkeep.core.entity_resolution import VIAS
 from brainkeep.core.verbs.common import PROTOCOL_VERSION
 from brainkeep.ops.catalog import Catalog
 
@@ -54,6 +55,8 @@ EVIDENCE_VALUES: tuple[str, ...] = (
 )
 CREATE_SAFETY_VALUES: tuple[str, ...] = ("exists", "probable", "unknown")
 REMEMBER_STATUSES: tuple[str, ...] = ("inserted", "duplicate", "superseded")
+# brainkeep extension (docs/protocol.md): how `entity` was resolved on remember/recall.
+ENTITY_VIAS: tuple[str, ...] = VIAS
 THREAD_KINDS: tuple[str, ...] = ("commitment", "recent_event")
 
 VERSIONING_POLICY = (
@@ -106,6 +109,22 @@ _SUGGESTION = _obj(
     ("slug", "title", "create_safety"),
     {"slug": _t("string"), "title": _t("string"), "create_safety": _enum(CREATE_SAFETY_VALUES)},
 )
+# An extension of v1 (additive, optional): remember and recall carry it when
+# `entity` was given.
+_ENTITY_RESOLUTION = _obj(
+    ("input", "slug", "via", "candidates"),
+    {
+        "input": _t("string"),
+        "slug": _t("string", "null"),
+        "via": _enum(ENTITY_VIAS),
+        "candidates": _arr(
+            _obj(("slug", "title"), {"slug": _t("string"), "title": _t("string")})
+        ),
+        "matched": _t("string"),
+        "reason": _enum(("leading_part", "typo")),
+        "note": _t("string"),
+    },
+)
 _PACKED_FACT = _obj(
     ("fact", "kind"),
     {
@@ -152,6 +171,7 @@ RECALL_SCHEMA = _obj(
             )
         ),
         "search_degraded": _t("string"),
+        "entity_resolution": _ENTITY_RESOLUTION,
         **_BUDGET,
         "protocol_version": _VERSION,
     },
@@ -166,6 +186,7 @@ REMEMBER_SCHEMA = _obj(
         "entity_slug": _t("string", "null"),
         "valid_until": _t("string", "null"),
         "degraded_dedup": _t("boolean"),
+        "entity_resolution": _ENTITY_RESOLUTION,
         "protocol_version": _VERSION,
     },
 )

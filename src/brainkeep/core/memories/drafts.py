@@ -4,32 +4,32 @@ from __future__ import annotations
 
 from brainkeep.core.clock import Clock
 from brainkeep.core.context import Caller
-from brainkeep.core.entities import canonical_entity
 from brainkeep.core.limits import MAX_FACT_CHARS, MAX_PROVENANCE_CHARS
 from brainkeep.core.memories.writes import require_utf8
 from brainkeep.core.models import FACT_KINDS, VISIBILITIES, MemoryDraft
 from brainkeep.core.ttl import parse_ttl
 from brainkeep.errors import InvalidInput, ProvenanceRequired
-from brainkeep.store.base import Store
 
 __all__ = ["MAX_FACT_CHARS", "MAX_PROVENANCE_CHARS", "fact_draft"]
 
 
 def fact_draft(
-    store: Store,
     clock: Clock,
     source_id: str,
     fact: str,
     provenance: str | None,
     caller: Caller,
     *,
-    entity: str | None = None,
+    entity_slug: str | None = None,
     kind: str | None = None,
     ttl: str | None = None,
     visibility: str | None = None,
     session_id: str | None = None,
 ) -> MemoryDraft:
     """Validate a fact's inputs into a draft owned by ``caller`` (its agent, its tenant).
+
+    ``entity_slug`` is already resolved (``core.entity_resolution``): the
+    caller reports how, so it resolves the name once.
 
     Raises:
         InvalidInput: empty or oversized text, oversized provenance, bad kind or
@@ -80,9 +80,6 @@ def fact_draft(
             field="visibility",
         )
     valid_until = parse_ttl(ttl, clock.now()) if ttl else None
-    entity_slug = canonical_entity(
-        store, source_id, entity, include_private=caller.include_private
-    )
     return MemoryDraft(
         text=text,
         source_id=source_id,

@@ -15,7 +15,7 @@ from brainkeep.core.verbs.common import (
     parse_budget,
     parse_since,
 )
-from brainkeep.core.verbs.views import fact_object
+from brainkeep.core.verbs.views import entity_resolution_object, fact_object
 
 if TYPE_CHECKING:
     from brainkeep.core.verbs.services import VerbServices
@@ -57,9 +57,10 @@ def recall(
         lambda: brain.search.search(text, include_private=caller.include_private,
                                     limit=per_arm)
     ) if text else None
+    resolved = brain.facts.resolve_entity(entity, caller)
     facts = brain.facts.list_facts(
         caller,
-        entity=entity.strip() if entity and entity.strip() else None,
+        resolved=resolved,
         since=since_ts,
         session_id=session_id,
         include_expired=bool(include_expired),
@@ -101,6 +102,9 @@ def recall(
         response.update(budget_tokens=budget, budget_used=used, dropped_count=dropped)
     response["facts"] = fact_items
     response["total"] = len(fact_items)
+    if resolved is not None:
+        # Says when the name matched no page (and suggests), as `entity` does.
+        response["entity_resolution"] = entity_resolution_object(resolved, writing=False)
     if results is not None:
         response["results"] = results
     return response

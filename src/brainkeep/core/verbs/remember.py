@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from brainkeep.core.context import Caller
 from brainkeep.core.verbs.common import PROTOCOL_VERSION
+from brainkeep.core.verbs.views import entity_resolution_object
 
 if TYPE_CHECKING:
     from brainkeep.core.verbs.services import VerbServices
@@ -29,7 +30,11 @@ def remember(
     visibility: str | None = None,
     session_id: str | None = None,
 ) -> dict[str, Any]:
-    """Save ONE fact; status tells inserted, duplicate (existing id) or superseded."""
+    """Save ONE fact; status tells inserted, duplicate (existing id) or superseded.
+
+    With an ``entity``, ``entity_resolution`` says which page (or new slug)
+    it was filed under and how the name was matched (docs/protocol.md).
+    """
     result = brain.facts.remember(
         fact,
         provenance,
@@ -51,6 +56,8 @@ def remember(
     }
     if result.degraded_dedup:
         response["degraded_dedup"] = True
+    if result.entity is not None:
+        response["entity_resolution"] = entity_resolution_object(result.entity, writing=True)
     return response
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from brainkeep.core.entity_resolution import EntityResolution
 from brainkeep.core.models import Memory
 
 
@@ -42,3 +43,45 @@ def pack_fact(memory: Memory) -> dict[str, Any]:
         "fact_id": memory.fact_id,
         "provenance": memory.provenance,
     }
+
+
+def entity_resolution_object(res: EntityResolution, *, writing: bool) -> dict[str, Any]:
+    """`entity_resolution` of remember (``writing``) and recall: what `entity` meant.
+
+    ``note`` (only when the name was not an exact alias, title or slug) is the
+    sentence a front end shows a person: a guess taken, or no page found.
+    """
+    out: dict[str, Any] = {
+        "input": res.input,
+        "slug": res.slug,
+        "via": res.via,
+        "candidates": [{"slug": c.slug, "title": c.title} for c in res.candidates],
+    }
+    if res.via == "candidate":
+        out["matched"] = res.matched
+        out["reason"] = res.reason
+    note = _resolution_note(res, writing=writing)
+    if note:
+        out["note"] = note
+    return out
+
+
+def _resolution_note(res: EntityResolution, *, writing: bool) -> str | None:
+    name = res.input if len(res.input) <= 80 else res.input[:77] + "..."
+    pages = " or ".join(f"{c.slug} ({c.title})" for c in res.candidates)
+    if res.via == "candidate":
+        how = ("the only page name starting with it" if res.reason == "leading_part"
+               else "one letter off")
+        return f"'{name}' taken as {res.slug} ({res.matched}: {how})"
+    if res.via not in ("new", "ambiguous"):
+        return None
+    if res.slug is None:
+        where = "the fact has no entity" if writing else "no entity filter applied"
+    elif writing:
+        where = f"filed under {'new entity ' if res.via == 'new' else ''}'{res.slug}'"
+    else:
+        where = f"showing only facts filed under '{res.slug}'"
+    if res.via == "ambiguous":
+        return f"'{name}' could mean {pages} — {where}; pass the slug you mean"
+    hint = f"; did you mean {pages}?" if pages else ""
+    return f"no entity named '{name}' — {where}{hint}"
