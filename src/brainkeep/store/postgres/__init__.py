@@ -8,8 +8,8 @@ pages with their aliases, links, timeline and chunks (``pages``), delta's
 change streams and session cursors (``changes``, ``cursors``) and HTTP
 tokens (``tokens``), embeddings and retrieval reads (``vectors``) with
 the ``SearchIndex`` (``search_index``: ``keyword`` over the ``tsv`` columns,
-``nearest`` over pgvector's per-dimension HNSW indexes).
-Anything else raises ``pending.NotPorted`` naming its SQLite repository.
+``nearest`` over pgvector's per-dimension HNSW indexes). Every Store method
+is implemented (tests/store/test_protocol_coverage.py keeps it so).
 
 How to write a method: see ``engine.py`` (placeholders ``%s``/``%(name)s``,
 ``Row`` access, ``transaction()``/``writing()``, ``stream``).
@@ -25,7 +25,6 @@ from brainkeep.store.cursors_sql import CursorsMixin
 from brainkeep.store.oauth_sql import OAuthMixin
 from brainkeep.store.postgres.audit_scans import AuditScansMixin
 from brainkeep.store.postgres.changes import ChangesMixin
-from brainkeep.store.postgres.checkpoints import CheckpointsMixin
 from brainkeep.store.postgres.describe import describe
 from brainkeep.store.postgres.engine import CONNECT_TIMEOUT_S, LOCK_TIMEOUT_MS, PostgresEngine
 from brainkeep.store.postgres.events import EventsMixin
@@ -33,9 +32,10 @@ from brainkeep.store.postgres.integrity import IntegrityMixin
 from brainkeep.store.postgres.memories import MemoriesMixin
 from brainkeep.store.postgres.mnemo import MnemoMixin
 from brainkeep.store.postgres.pages import PagesMixin
-from brainkeep.store.postgres.pending import NotPorted, sqlite_methods
 from brainkeep.store.postgres.reads import ReadsMixin
 from brainkeep.store.postgres.vectors import VectorsMixin
+from brainkeep.store.sql.checkpoints import CheckpointsMixin
+from brainkeep.store.sql.dialect import POSTGRES, SQL
 from brainkeep.store.tokens_sql import TokensMixin
 from brainkeep.store.verified_heads_sql import VerifiedHeadsMixin
 
@@ -61,14 +61,7 @@ class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, Token
         self.db = PostgresEngine(url, pool_min=pool_min, pool_max=pool_max,
                                  connect_timeout_s=connect_timeout_s,
                                  lock_timeout_ms=lock_timeout_ms)
-
-    def __getattr__(self, name: str) -> Any:
-        # Only reached for attributes the class lacks: a Store method not
-        # ported yet fails loudly with its repository's name.
-        repository = sqlite_methods().get(name)
-        if repository is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        raise NotPorted(name, repository)
+        self.sql = SQL(self.db, POSTGRES)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -137,4 +130,4 @@ class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, Token
         return int(self.db.scalar("SELECT pg_database_size(current_database())"))
 
 
-__all__ = ["NotPorted", "PostgresStore"]
+__all__ = ["PostgresStore"]

@@ -1,7 +1,7 @@
 """The facts-arm filter of the retrieval reads (``FactFilter``), PostgreSQL dialect.
 
 A translation of ``store/sqlite/vectors.fact_filter_sql``; the read scope
-comes from the one builder (``visibility`` -> ``store/sql_scope.py``), so
+comes from the one builder (``visibility`` -> ``store/sql/scope.py``), so
 tenant, quarantine and access rules cannot drift from SQLite's. (gRPC
 recall's ``MemoryFilter`` twin is ``mnemo.memory_filter_sql``.)
 """

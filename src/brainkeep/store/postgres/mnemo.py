@@ -1,7 +1,7 @@
 """PostgreSQL side of the Mnemo (gRPC) services: a translation of ``store/sqlite/mnemo.py``.
 
 The same methods, the same ordering. Visibility comes from ``visibility.py``
-(``store/sql_scope.py`` in PostgreSQL dialect), never a copy. What differs
+(``store/sql/scope.py`` in PostgreSQL dialect), never a copy. What differs
 from SQLite is mechanics only: ``%(name)s`` placeholders, ``= ANY(array)``
 instead of IN lists, no FTS rows to delete
 (``memories.tsv`` is generated and goes NULL on delete and redact), and

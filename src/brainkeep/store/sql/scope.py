@@ -3,60 +3,16 @@
 ``core/scope.py`` states the rules; this is their only SQL form. Both the
 facts arm of the MCP verbs and every gRPC recall strategy of every engine
 call it, so a tenant, quarantine or access rule cannot differ between the
-protocols or between SQLite and PostgreSQL. The engines differ only in what
-a ``Dialect`` names: placeholder marks and null-safe equality. Placeholders
-come from a ``bind`` callback, so one fragment serves queries with
-positional and named parameters alike.
+protocols or between SQLite and PostgreSQL. The engines differ only in
+null-safe equality (``Dialect``). Placeholders come from a ``bind`` callback,
+so one fragment serves queries with positional and named parameters alike,
+in the portable marks (``store/sql/dialect.py``) or an engine's own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
-
 from brainkeep.core.scope import OPEN_SCOPES, ReadScope
-
-Bind = Callable[[Any], str]
-
-
-@dataclass(frozen=True)
-class Dialect:
-    """What differs between engines in the read-scope SQL."""
-
-    name: str
-    # The positional placeholder.
-    mark: str
-    # A named placeholder for ``name``.
-    named_mark: Callable[[str], str]
-    # Equality that is true for NULL = NULL (a tenant without an org).
-    null_safe_eq: str
-
-
-SQLITE = Dialect("sqlite", "?", lambda name: f":{name}", "IS")
-POSTGRES = Dialect("postgres", "%s", lambda name: f"%({name})s", "IS NOT DISTINCT FROM")
-
-
-def positional(params: list[Any], dialect: Dialect) -> Bind:
-    """A binder appending to a positional parameter list."""
-
-    def bind(value: Any) -> str:
-        params.append(value)
-        return dialect.mark
-
-    return bind
-
-
-def named(params: dict[str, Any], dialect: Dialect, prefix: str = "v") -> Bind:
-    """A binder adding ``{prefix}N`` entries to a named parameter dict."""
-
-    def bind(value: Any) -> str:
-        name = f"{prefix}{len(params)}"
-        params[name] = value
-        return dialect.named_mark(name)
-
-    return bind
-
+from brainkeep.store.sql.dialect import Bind, Dialect
 
 _OPEN = ", ".join(f"'{s}'" for s in OPEN_SCOPES)
 

@@ -13,9 +13,10 @@ import numpy as np
 
 from brainkeep.store.cursors_sql import CursorsMixin
 from brainkeep.store.oauth_sql import OAuthMixin
+from brainkeep.store.sql.checkpoints import CheckpointsMixin
+from brainkeep.store.sql.dialect import SQL, SQLITE
 from brainkeep.store.sqlite.audit_scans import AuditScansMixin
 from brainkeep.store.sqlite.changes import ChangesMixin
-from brainkeep.store.sqlite.checkpoints import CheckpointsMixin
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.events import EventsMixin
 from brainkeep.store.sqlite.integrity import IntegrityMixin
@@ -42,6 +43,7 @@ class SQLiteStore(
         self, path: str | Path, *, synchronous: str = "FULL", busy_timeout_ms: int | None = None
     ) -> None:
         self.db = SQLiteEngine(path, synchronous=synchronous, busy_timeout_ms=busy_timeout_ms)
+        self.sql = SQL(self.db, SQLITE)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -1,4 +1,4 @@
-"""The read scope compiled to SQL for this engine: ``store/sql_scope.py`` in SQLite dialect.
+"""The read scope compiled to SQL for this engine: ``store/sql/scope.py`` in SQLite dialect.
 
 ``core/scope.py`` states the rules; this is their only SQL form. Both the
 facts arm of the MCP verbs and every gRPC recall strategy call it, so a
@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from brainkeep.core.scope import ReadScope
-from brainkeep.store import sql_scope
-from brainkeep.store.sql_scope import Bind, acl_live, delegation_covers, live, shares_live
+from brainkeep.store.sql import scope as sql_scope
+from brainkeep.store.sql.dialect import SQLITE, Bind
+from brainkeep.store.sql.scope import acl_live, delegation_covers, live, shares_live
 
 __all__ = ["Bind", "acl_live", "delegation_covers", "live", "named", "positional", "readable",
            "shares_live"]
@@ -21,14 +22,25 @@ __all__ = ["Bind", "acl_live", "delegation_covers", "live", "named", "positional
 
 def positional(params: list[Any]) -> Bind:
     """A binder appending ``?`` placeholders to a positional parameter list."""
-    return sql_scope.positional(params, sql_scope.SQLITE)
+
+    def bind(value: Any) -> str:
+        params.append(value)
+        return "?"
+
+    return bind
 
 
 def named(params: dict[str, Any], prefix: str = "v") -> Bind:
     """A binder adding ``:{prefix}N`` entries to a named parameter dict."""
-    return sql_scope.named(params, sql_scope.SQLITE, prefix)
+
+    def bind(value: Any) -> str:
+        name = f"{prefix}{len(params)}"
+        params[name] = value
+        return f":{name}"
+
+    return bind
 
 
 def readable(scope: ReadScope, now: str, bind: Bind, table: str = "m") -> str:
     """WHERE fragment: rows of ``table`` the scope's reader may see (``sql_scope.readable``)."""
-    return sql_scope.readable(scope, now, bind, table, dialect=sql_scope.SQLITE)
+    return sql_scope.readable(scope, now, bind, table, dialect=SQLITE)
