@@ -112,9 +112,11 @@ def init(cli: CliContext, embeddings: str | None, database: str | None) -> None:
             )
         click.echo("\nNext steps:")
         click.echo("  brainkeep import examples/notes     # load the sample notes (any .md folder)")
+        # The entity of the sample notes (examples/notes/people/alice-chen.md):
+        # its title resolves to that page, so the fact shows on Alice's card.
         click.echo('  brainkeep remember "Alice prefers email" --provenance "chat" '
-                   "--entity people/alice")
-        click.echo("  brainkeep recall --entity people/alice")
+                   '--entity "Alice Chen"')
+        click.echo('  brainkeep recall --entity "Alice Chen"')
         click.echo("\nMemories agents save are readable by every agent connected to this brain;"
                    " use --visibility private for local-CLI-only facts.")
 
