@@ -24,7 +24,6 @@ from brainkeep.config import load_settings
 from brainkeep.core.context import LOCAL
 from brainkeep.ops.dispatch import Dispatcher
 from brainkeep.ops.registry import build_catalog
-from brainkeep.store.postgres.pending import NotPorted
 from tests.conftest import RunCli
 from tests.pg_server import admin_url
 
@@ -154,8 +153,6 @@ def test_database_lost_mid_run_fails_fast_then_reconnects_without_losing_writes(
     acknowledged: list[int] = []
     try:
         payload, failed = remember(0)
-        if failed and "does not implement" in json.dumps(payload):
-            pytest.skip(f"blocked by the PostgreSQL port: {payload.get('message')}")
         assert not failed, payload
         acknowledged.append(0)
         server.cleanup()  # the database goes away under a running brain
@@ -178,8 +175,6 @@ def test_database_lost_mid_run_fails_fast_then_reconnects_without_losing_writes(
             texts = [r[0] for r in conn.execute("SELECT text FROM memories ORDER BY id")]
         assert [f"acknowledged fact {n}" for n in acknowledged] == \
             [t for t in texts if t.startswith("acknowledged")]
-    except NotPorted as exc:
-        pytest.skip(f"blocked by the PostgreSQL port: {exc.method} ({exc.repository})")
     finally:
         brain.close()
         server.cleanup()

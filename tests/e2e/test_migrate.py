@@ -40,7 +40,6 @@ from brainkeep.ops.registry import build_catalog
 from brainkeep.ops.usage import UsageLog
 from brainkeep.store.migrate import TABLES
 from brainkeep.store.migrate_marker import MARKER_KEY
-from brainkeep.store.postgres.pending import NotPorted
 from tests.pg_server import fresh_database
 
 pytestmark = pytest.mark.timeout(240)
@@ -191,10 +190,7 @@ def test_recall_on_the_target_returns_the_same_ids(seeded: tuple[Path, dict[str,
     assert _cli(home, "migrate", "--to", url).returncode == 0
     # Recall the source now (not at seeding time): ranking decays with age.
     source = _recall_ids(home, {})
-    try:
-        target = _recall_ids(home, {"BRAINKEEP_DATABASE_URL": url})
-    except NotPorted as exc:
-        pytest.skip(f"blocked by the PostgreSQL port: {exc.method} ({exc.repository})")
+    target = _recall_ids(home, {"BRAINKEEP_DATABASE_URL": url})
     assert target["facts"] == source["facts"]  # entity recall: same facts, same order
     # Semantic + keyword recall: the same memories. Fused scores of near ties
     # may swap across engines (bm25 vs ts_rank_cd is the engine's ranking,

@@ -42,29 +42,6 @@ class Engine:
         self.opened.clear()
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(
-    item: pytest.Item, call: pytest.CallInfo[None]
-) -> Iterator[None]:
-    """A test that reached a Store method its engine has not ported is a skip, not a pass.
-
-    Only ``NotPorted`` (store/postgres/pending.py) qualifies, and the reason
-    names the method and its repository, so the skip list is the port's
-    to-do list. Any other failure stays a failure.
-    """
-    outcome = yield
-    report = outcome.get_result()  # type: ignore[attr-defined]
-    if call.excinfo is None or not report.failed:
-        return
-    from brainkeep.store.postgres.pending import NotPorted
-
-    if call.excinfo.errisinstance(NotPorted):
-        exc = call.excinfo.value
-        report.outcome = "skipped"
-        report.longrepr = (str(item.path), item.location[1] or 0,
-                           f"Skipped: not ported: {exc.method} ({exc.detail})")
-
-
 @pytest.fixture(params=sorted(ENGINES))
 def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
     """A fresh brain on one engine (parametrized over every registered engine)."""

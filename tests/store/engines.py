@@ -55,8 +55,6 @@ def _open_postgres(target: str) -> Store:
 
 ENGINES: dict[str, EngineSpec] = {
     "sqlite": EngineSpec("sqlite", _sqlite_target, _open_sqlite),
-    # Repositories not ported yet raise NotPorted; conftest.py reports those
-    # tests as skipped with the method and repository named.
     "postgres": EngineSpec("postgres", _postgres_target, _open_postgres),
 }
 
