@@ -122,18 +122,20 @@ class AnnVectorIndex:
     """
 
     def __init__(self, store: VectorSource, files: BaseFiles, *, min_rows: int = ANN_MIN_ROWS,
-                 rebuild_min: int = REBUILD_MIN, background: bool = True) -> None:
+                 rebuild_min: int = REBUILD_MIN, background: bool = True,
+                 retry_s: float = RETRY_SECONDS) -> None:
         self.store = store
         self.files = files
         self.min_rows = min_rows
         self.rebuild_min = rebuild_min
         self.background = background
+        self.retry_s = retry_s
         self._lock = threading.Lock()
         self._stamp: tuple[int, int, int] | None = None
         self._base: _Base | None = None
         self._delta = self._new_delta(None)
         self._builder: threading.Thread | None = None
-        self._last_attempt = -RETRY_SECONDS
+        self._last_attempt = -retry_s
 
     def _new_delta(self, meta: BaseMeta | None) -> VectorIndex:
         f = self.files
@@ -207,7 +209,7 @@ class AnnVectorIndex:
         with self._lock:
             if self._builder is not None and self._builder.is_alive():
                 return
-            if now - self._last_attempt < RETRY_SECONDS:
+            if now - self._last_attempt < self.retry_s:
                 return
             self._last_attempt = now
             self._builder = threading.Thread(target=self._build_in_background, daemon=True,
