@@ -30,6 +30,10 @@ from brainkeep.errors import InvalidInput
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
+# Bounds a hang, not speed (speed belongs in bench/): an expanded 9-level alias
+# bomb (9**9 strings) takes minutes and gigabytes, a refused one milliseconds,
+# so a generous bound cannot flake on two busy cores and still fails the expansion.
+HANG_BOUND_S = 30.0
 
 
 def alias_bomb(levels: int) -> str:
@@ -72,7 +76,7 @@ def test_an_ampersand_or_star_inside_a_value_is_not_an_anchor() -> None:
 def test_alias_bomb_put_page_is_refused_before_expansion(brain: Brain) -> None:
     started = time.monotonic()
     error = refused(brain.pages.put_page, "notes/bomb", alias_bomb(9))  # 9**9 strings expanded
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < HANG_BOUND_S
     assert "alias" in error.message
     assert brain.store.get_page(brain.pages.source_id, "notes/bomb") is None
 
@@ -84,7 +88,7 @@ def test_alias_bomb_import_fails_that_file_only(brain: Brain, tmp_path: Path) ->
     (notes / "fine.md").write_text("# Fine\n", encoding="utf-8")
     started = time.monotonic()
     summary = import_dir(brain.pages, notes)
-    assert time.monotonic() - started < 5.0
+    assert time.monotonic() - started < HANG_BOUND_S
     assert summary.added == 1
     assert [rel for rel, _ in summary.failed] == ["bomb.md"]
     assert "alias" in summary.failed[0][1]
@@ -113,7 +117,7 @@ def test_a_stored_bomb_page_is_served_without_its_expansion(brain: Brain) -> Non
         conn.close()
     started = time.monotonic()
     page = brain.pages.get_page("notes/old", LOCAL)
-    assert time.monotonic() - started < 2.0
+    assert time.monotonic() - started < HANG_BOUND_S
     assert page.frontmatter == {}
     assert page.content == alias_bomb(7)
     # Re-parsing the stored content (add_link rewrites frontmatter) refuses, not expands.

@@ -30,17 +30,34 @@ INIT = {
 
 
 class RawClient:
-    """Writes raw lines to a serve subprocess and reads its reply lines."""
+    """Writes raw lines to a serve subprocess and reads its reply lines and its log."""
 
     def __init__(self, proc: subprocess.Popen[bytes]) -> None:
         self.proc = proc
         self.replies: queue.Queue[bytes] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
+        self.log: queue.Queue[bytes] = queue.Queue()
+        self.pumps = [threading.Thread(target=self._pump, args=(stream, box), daemon=True)
+                      for stream, box in ((proc.stdout, self.replies), (proc.stderr, self.log))]
+        for pump in self.pumps:
+            pump.start()
 
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.replies.put(line)
+    @staticmethod
+    def _pump(stream: Any, box: queue.Queue[bytes]) -> None:
+        for line in stream:
+            box.put(line)
+
+    def logged(self, text: str) -> str:
+        """The first stderr line containing ``text`` (fails if none comes in time)."""
+        seen: list[str] = []
+        while True:
+            try:
+                line = self.log.get(timeout=REPLY_TIMEOUT_S).decode(errors="replace")
+            except queue.Empty:
+                pytest.fail(f"nothing logged with {text!r} within {REPLY_TIMEOUT_S} s; "
+                            f"stderr had: {seen}")
+            if text in line:
+                return line
+            seen.append(line)
 
     def send(self, raw: bytes) -> None:
         assert self.proc.stdin is not None
@@ -82,6 +99,8 @@ def client(tmp_path: Path) -> Iterator[RawClient]:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+            for pump in raw.pumps:  # both pipes reach EOF once the process is gone
+                pump.join(REPLY_TIMEOUT_S)
             for stream in (proc.stdout, proc.stderr):
                 if stream is not None:
                     stream.close()
@@ -150,3 +169,5 @@ def test_a_valid_shape_error_gets_invalid_request(client: RawClient) -> None:
 def test_a_malformed_notification_is_logged_not_answered(client: RawClient) -> None:
     client.send(b'{"jsonrpc":"2.0","method":"notifications/x","params":"\\ud800"}')
     assert_alive(client, 13)  # the next reply is the ping's, not one for the notification
+    line = client.logged("refused a malformed line")
+    assert "WARNING" in line and "lone UTF-16 surrogate" in line, line

@@ -46,12 +46,20 @@ def test_limit_below_one_or_fractional_is_invalid_everywhere(
     assert "limit" in payload["message"]
 
 
-@pytest.mark.parametrize("op", ["recall", "search", "list_pages"])
-def test_huge_limit_is_clamped_everywhere(harness: VerbHarness, op: str) -> None:
-    harness.page("notes/tea", "# Tea\n\nAlice likes tea.\n")
-    _fact(harness)
-    params: dict[str, Any] = {"query": "tea"} if op in ("recall", "search") else {}
-    harness.ok(op, limit=10**12, **params)
+def test_huge_limit_is_clamped_everywhere(harness: VerbHarness) -> None:
+    # More matches than every maximum, so a clamp shows as exactly the maximum.
+    for i in range(limits.LIST_LIMIT_MAX + 1):
+        harness.page(f"notes/tea-{i:03}", f"# Tea {i}\n\nAlice likes tea number {i}.\n")
+    for i in range(limits.RECALL_LIMIT_MAX + 1):
+        harness.ok("remember", fact=f"Alice prefers tea {i}", provenance="chat")
+    recalled = harness.ok("recall", query="tea", limit=10**12)
+    assert len(recalled["facts"]) == limits.RECALL_LIMIT_MAX
+    assert len(recalled["results"]) == limits.RECALL_LIMIT_MAX
+    found = harness.ok("search", query="tea", limit=10**12)
+    assert len(found["results"]) == limits.SEARCH_LIMIT_MAX
+    listed = harness.ok("list_pages", limit=10**12)
+    assert len(listed["pages"]) == limits.LIST_LIMIT_MAX
+    assert listed["next_after"] == f"notes/tea-{limits.LIST_LIMIT_MAX - 1:03}"
 
 
 def test_list_pages_clamped_limit_still_paginates(harness: VerbHarness) -> None:
