@@ -177,3 +177,15 @@ def test_the_same_fact_by_another_name_is_a_duplicate(harness: VerbHarness) -> N
     again = harness.ok("remember", fact="Alice Chen likes tea", provenance="chat",
                        entity="Alice")
     assert (again["status"], again["id"]) == ("duplicate", first["id"])
+
+
+def test_a_word_in_too_many_titles_is_never_guessed(harness: VerbHarness) -> None:
+    # The candidate read ranks a bounded number of title matches; past it, it
+    # cannot prove that only one page starts with the name, so it picks none.
+    for i in range(110):
+        harness.page(f"notes/review-{i}", f"---\ntitle: Review of the harbor {i}\n---\n")
+    harness.page("companies/harbor-freight", "---\ntitle: Harbor Freight\n---\n")
+    res = remember(harness, "Harbor")["entity_resolution"]
+    assert res["slug"] == "harbor" and res["via"] in ("ambiguous", "new")
+    harness.page("companies/lantern-health", "---\ntitle: Lantern Health\n---\n")
+    assert remember(harness, "Lantern")["entity_slug"] == "companies/lantern-health"

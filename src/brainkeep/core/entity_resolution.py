@@ -41,6 +41,11 @@ from brainkeep.store.base import Store
 # Pages one candidate read may return. A read that fills it cannot prove a
 # match unique, so a leading part is then `ambiguous` and the typo tier abstains.
 CANDIDATE_POOL = 50
+# Title/alias matches the read may rank (core.query.QueryTerms.row_budget):
+# twice the pool, so a word in more titles than this fills the pool. Ranking
+# is what a name costs (~4 us a row): "Project" on a brain of 4,000 projects
+# took 26 ms ranked in full, and a new name costs this on every remember.
+CANDIDATE_ROW_BUDGET = 2 * CANDIDATE_POOL
 CANDIDATES_SHOWN = 5
 MAX_NAME_WORDS = 8  # longer "names" are sentences: no candidate tier
 VIAS = ("slug", "title", "alias", "candidate", "new", "ambiguous")
@@ -134,8 +139,8 @@ class _Finder:
     scope: PageScope
 
     def resolve(self, text: str, words: list[str], literal: str | None) -> EntityResolution:
-        every, full = self._named(QueryTerms(tuple(words), require_all=True))
-        leading = [n for n in every if any(is_leading_part(words, nm.split()) for nm in n.names)]
+        named, full = self._named(words)
+        leading = [n for n in named if any(is_leading_part(words, nm.split()) for nm in n.names)]
         if len(leading) == 1 and not full:
             page = leading[0]
             matched = next(nm for nm in page.names if is_leading_part(words, nm.split()))
@@ -144,9 +149,8 @@ class _Finder:
                                     reason="leading_part")
         if leading:
             return EntityResolution(text, literal, "ambiguous", _shown(leading))
-        loose, full = self._named(QueryTerms(tuple(dict.fromkeys(words))))
         norm = " ".join(words)
-        typos = [(n, nm, w) for n in loose for nm in n.names if (w := typo_word(norm, nm))]
+        typos = [(n, nm, w) for n in named for nm in n.names if (w := typo_word(norm, nm))]
         pages = list({n.slug: n for n, _, _ in typos}.values())
         if len(pages) == 1 and not full:
             page, matched, typed = typos[0]
@@ -156,18 +160,29 @@ class _Finder:
                                         reason="typo")
         elif len(pages) > 1:
             return EntityResolution(text, literal, "ambiguous", _shown(pages))
-        return EntityResolution(text, literal, "new", _shown(every + loose))
+        return EntityResolution(text, literal, "new", _shown(named))
 
     def look_alikes(self, words: list[str]) -> tuple[EntityCandidate, ...]:
         """Pages whose title or aliases share a word with ``words``, best first."""
         if not words or len(words) > MAX_NAME_WORDS:
             return ()
-        return _shown(self._named(QueryTerms(tuple(dict.fromkeys(words))))[0])
+        return _shown(self._named(words)[0])
 
-    def _named(self, terms: QueryTerms) -> tuple[list[_Named], bool]:
-        """Visible pages matching ``terms`` by title/alias, best first; True if the pool filled."""
+    def _named(self, words: list[str]) -> tuple[list[_Named], bool]:
+        """Visible pages with any of ``words`` in their title or aliases, best first, and
+        whether the read filled its pool (then it cannot prove a match unique).
+
+        One any-term read, cost-bounded (``CANDIDATE_ROW_BUDGET``): a page holding
+        every word holds the rarest one, which the engine always keeps; when
+        even that word is in more titles than the budget, only its newest
+        matches are ranked, and they fill the pool.
+        """
+        terms = QueryTerms(tuple(dict.fromkeys(words)), row_budget=CANDIDATE_ROW_BUDGET)
         hits = self.store.search_index(self.source_id).keyword(
             PAGE, terms, self.scope, CANDIDATE_POOL)
+        full = len(hits) >= CANDIDATE_POOL
+        if full:  # nothing can be picked: the best few are enough to show and to tell ambiguous
+            hits = hits[: 2 * CANDIDATES_SHOWN]
         heads = self.store.page_heads(self.source_id, [h.id for h in hits],
                                       include_private=self.scope.include_private)
         ordered = [heads[h.id] for h in hits if h.id in heads]
@@ -177,11 +192,11 @@ class _Finder:
                    (normalize_alias(h.title or ""), *sorted(aliases.get(h.slug, ()))))
             for h in ordered
         ]
-        return named, len(hits) >= CANDIDATE_POOL
+        return named, full
 
     def _word_elsewhere(self, word: str, slug: str) -> bool:
         """Whether ``word`` is a word of another page's title or aliases (a real name)."""
-        named, _ = self._named(QueryTerms((word,), require_all=True))
+        named, _ = self._named([word])
         return any(n.slug != slug and any(word in nm.split() for nm in n.names) for n in named)
 
 
