@@ -71,6 +71,12 @@ class Dialect:
             names.append(f":{prefix}{i}")
         return f"{column} IN ({', '.join(names)})"
 
+    def json_text(self, column: str, key: str) -> str:
+        """The text at top-level ``key`` of the JSON text in ``column`` (NULL when absent)."""
+        if self.name == "sqlite":
+            return f"json_extract({column}, '$.{key}')"
+        return f"({column}::jsonb ->> '{key}')"
+
     def pick(self, *, sqlite: str, postgres: str) -> str:
         """The fragment for this dialect, where the two have no common spelling."""
         return sqlite if self.name == "sqlite" else postgres
