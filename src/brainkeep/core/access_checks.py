@@ -13,6 +13,7 @@ old brain, before this check existed) are accepted without one: see
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from brainkeep.core.audit import (
@@ -21,7 +22,7 @@ from brainkeep.core.audit import (
     page_hash,
     page_state_hash,
 )
-from brainkeep.core.integrity_rows import Vanished
+from brainkeep.core.integrity_rows import PageCheck, PageState, Vanished
 from brainkeep.store.base import Store
 
 
@@ -46,35 +47,62 @@ def unrecorded_ok(last_seq: int | None, marker: int | None) -> bool:
     return last_seq is not None and (marker is None or last_seq < marker)
 
 
+def page_reason(page: PageState, marker: int | None) -> str | None:
+    """Why one page row fails (None: it passes)."""
+    actual = page_hash(page.content)
+    if actual != page.content_hash:
+        return "content does not match its stored hash"
+    if page.recorded_content != actual:
+        return "content does not match the hash recorded in the event log"
+    if page.recorded_state is None:
+        if not unrecorded_ok(page.last_seq, marker):
+            return "no access state recorded in the event log for this page"
+    elif page.recorded_state != page_state_hash(source_id=page.source_id, slug=page.slug,
+                                                visibility=page.visibility,
+                                                deleted_at=page.deleted_at):
+        return "visibility, deletion or slug does not match the state recorded in the event log"
+    return None
+
+
+def _accepted(page: PageCheck, marker: int | None) -> bool:
+    """True when the lean row passes every check ``page_reason`` makes (else it decides)."""
+    if hashlib.sha256(page.content.encode()).hexdigest() != page.content_hash:
+        return False
+    if page.recorded_content != page.content_hash:
+        return False
+    if page.recorded_state is None:
+        return unrecorded_ok(page.last_seq, marker)
+    return (page.state_text is not None
+            and hashlib.sha256(page.state_text.encode()).hexdigest() == page.recorded_state)
+
+
 def check_pages(store: Store, marker: int | None,
                 only: dict[str, str | None] | None = None) -> tuple[int, list[Problem]]:
     """(pages checked, problems): content, recorded content, state, vanished rows.
 
     ``only`` (page id -> slug): just those pages, the ones newer events
     touched (an incremental verify, core/verify_since.py); one of them with no
-    row is a vanished page, and no other row is scanned.
+    row is a vanished page, and no other row is scanned. Without it, every
+    page as a lean row (core/integrity_rows.py); one the lean check does not
+    accept is re-read and judged by ``page_reason``.
     """
     checked, problems = 0, []
     seen: set[str] = set()
-    for page in store.iter_page_states(None if only is None else sorted(only)):
-        seen.add(page.id)
-        checked += 1
-        actual = page_hash(page.content)
-        state = page_state_hash(source_id=page.source_id, slug=page.slug,
-                                visibility=page.visibility, deleted_at=page.deleted_at)
-        reason = None
-        if actual != page.content_hash:
-            reason = "content does not match its stored hash"
-        elif page.recorded_content != actual:
-            reason = "content does not match the hash recorded in the event log"
-        elif page.recorded_state is None:
-            if not unrecorded_ok(page.last_seq, marker):
-                reason = "no access state recorded in the event log for this page"
-        elif page.recorded_state != state:
-            reason = ("visibility, deletion or slug does not match the state recorded in the "
-                      "event log")
-        if reason:
-            problems.append(Problem("page", page.id, reason, slug=page.slug))
+    if only is None:
+        for lean in store.iter_page_checks():
+            checked += 1
+            if not _accepted(lean, marker):
+                for page in store.iter_page_states([lean.id]):
+                    reason = page_reason(page, marker)
+                    if reason:
+                        problems.append(Problem("page", page.id, reason, slug=page.slug))
+    else:
+        for page in store.iter_page_states(sorted(only)):
+            seen.add(page.id)
+            checked += 1
+            reason = page_reason(page, marker)
+            if reason:
+                problems.append(Problem("page", page.id, reason, slug=page.slug))
     gone_pages = (store.iter_vanished_pages() if only is None else
                   (Vanished("page", i, slug, False) for i, slug in only.items() if i not in seen))
     for gone in gone_pages:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from brainkeep.core.models import Event, Memory, NewEvent
@@ -81,9 +82,14 @@ def event_body(
     }
 
 
+def event_input(prev_hash: str, body: dict[str, Any]) -> bytes:
+    """The exact bytes an event's hash covers."""
+    return prev_hash.encode() + b"\n" + canonical(body)
+
+
 def event_hash(prev_hash: str, body: dict[str, Any]) -> str:
     """Hash of one event, chained to the previous event's hash."""
-    return hashlib.sha256(prev_hash.encode() + b"\n" + canonical(body)).hexdigest()
+    return hashlib.sha256(event_input(prev_hash, body)).hexdigest()
 
 
 def next_event(event: NewEvent, tail: tuple[int, str] | None, now: str) -> Event:
@@ -107,25 +113,42 @@ def page_hash(content: str) -> str:
     return hashlib.sha256(content.encode()).hexdigest()
 
 
+def memory_input(content: str, agent_id: str, created_at: str) -> bytes:
+    """The exact bytes a memory's content hash covers."""
+    return canonical({"content": content, "agent_id": agent_id, "created_at": created_at})
+
+
 def memory_hash(content: str, agent_id: str, created_at: str) -> str:
     """The gRPC-visible content hash of a memory."""
-    return hashlib.sha256(
-        canonical({"content": content, "agent_id": agent_id, "created_at": created_at})
-    ).hexdigest()
+    return hashlib.sha256(memory_input(content, agent_id, created_at)).hexdigest()
+
+
+def state_input(fields: dict[str, Any]) -> bytes:
+    """The exact bytes an access state hash covers."""
+    return b"state\n" + canonical(fields)
 
 
 def state_hash(fields: dict[str, Any]) -> str:
     """The access state hash of one row's readability/liveness columns."""
-    return hashlib.sha256(b"state\n" + canonical(fields)).hexdigest()
+    return hashlib.sha256(state_input(fields)).hexdigest()
+
+
+def memory_state_of(columns: Mapping[str, Any]) -> dict[str, Any]:
+    """The hashed access state from a memory row's values (``tags``: the parsed list).
+
+    Tags count as a sorted set and the two flags as booleans, whatever the
+    engine stores them as.
+    """
+    fields: dict[str, Any] = {name: columns[name] for name in MEMORY_STATE_FIELDS}
+    fields["tags"] = sorted(set(columns["tags"]))
+    fields["quarantined"] = bool(columns["quarantined"])
+    fields["shared_by_grant"] = bool(columns["shared_by_grant"])
+    return fields
 
 
 def memory_state(memory: Memory) -> dict[str, Any]:
     """The hashed access state of a memory row (tags as a sorted set)."""
-    fields: dict[str, Any] = {name: getattr(memory, name) for name in MEMORY_STATE_FIELDS}
-    fields["tags"] = sorted(set(memory.tags))
-    fields["quarantined"] = bool(memory.quarantined)
-    fields["shared_by_grant"] = bool(memory.shared_by_grant)
-    return fields
+    return memory_state_of({name: getattr(memory, name) for name in MEMORY_STATE_FIELDS})
 
 
 def memory_state_hash(memory: Memory) -> str:
@@ -133,11 +156,18 @@ def memory_state_hash(memory: Memory) -> str:
     return state_hash(memory_state(memory))
 
 
+def page_state(*, source_id: str, slug: str, visibility: str,
+               deleted_at: str | None) -> dict[str, Any]:
+    """The hashed access state of a page row: where it lives, who reads it, whether it is live."""
+    return {"source_id": source_id, "slug": slug, "visibility": visibility,
+            "deleted_at": deleted_at}
+
+
 def page_state_hash(*, source_id: str, slug: str, visibility: str,
                     deleted_at: str | None) -> str:
-    """``state_hash`` of a page row: where it lives, who reads it, whether it is live."""
-    return state_hash({"source_id": source_id, "slug": slug, "visibility": visibility,
-                       "deleted_at": deleted_at})
+    """``state_hash`` of a page row."""
+    return state_hash(page_state(source_id=source_id, slug=slug, visibility=visibility,
+                                 deleted_at=deleted_at))
 
 
 def acl_state_hash(*, id: str, memory_uuid: str, grantee: str, permission: str,

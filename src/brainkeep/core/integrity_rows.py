@@ -2,11 +2,25 @@
 
 Engines fill these (one query per scan, streamed); ``core/verify.py`` and
 ``core/access_checks.py`` recompute the hashes and compare.
+
+The full walk reads lean rows (``EventDigest``, ``MemoryCheck``,
+``PageCheck``: tuples, no domain objects) in which the engine has already
+*rendered* the exact text a hash covers (``hashed``, ``content_text``,
+``state_text``), e.g. SQLite with its own JSON functions in C. A rendering
+is only a candidate: the verifier accepts a row when the candidate hashes to
+the hash the log recorded, and otherwise decides with the exact rule on the
+full row (``MemoryState``, ``PageState``, ``Event``). That is sound as long
+as a rendering never maps different values onto the same text: a candidate
+that hashes to the recorded hash *is* the canonical text that was hashed
+(sha256), so every value rendered into it equals the value hashed then.
+docs/audit.md, "How the full walk stays fast", lists what each engine
+renders and why each rendering is faithful.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from brainkeep.core.models import Memory
 
@@ -107,3 +121,50 @@ class VerifiedCheckpoint:
     from_seq: int  # the seq the proving walk started after (0: a full walk)
     key_fingerprint: str | None = None
     signature: str | None = None
+
+
+class EventDigest(NamedTuple):
+    """One event of the full walk: its link, and the text its hash must cover."""
+
+    seq: int
+    kind: str
+    prev_hash: str
+    hash: str
+    # Candidate for ``prev_hash + "\n" + canonical(body)`` (core/audit.py);
+    # None: the engine could not render it (the exact rule decides).
+    hashed: str | None
+
+
+class MemoryCheck(NamedTuple):
+    """One memory of the full walk, chain order, with candidates for its two hashes."""
+
+    uuid: str
+    agent_id: str
+    thread_id: str | None
+    content_hash: str
+    prev_hash: str | None
+    redacted_at: str | None
+    text_if_redacted: str | None  # the text when ``redacted_at`` is not NULL, else None
+    # Candidates for ``canonical({"content", "agent_id", "created_at"})`` and for
+    # ``"state\n" + canonical(access state)``; None: not rendered.
+    content_text: str | None
+    state_text: str | None
+    recorded_content: str | None  # as ``MemoryState``
+    recorded_state: str | None
+    last_seq: int | None
+    tags: str  # the ``tags`` column (JSON text)
+    tag_rows: str | None  # JSON array of the ``memory_tags`` rows (None: none)
+
+
+class PageCheck(NamedTuple):
+    """One page of the full walk (deleted ones too), with a candidate for its state hash."""
+
+    id: str
+    slug: str
+    content: str
+    content_hash: str
+    state_text: str | None  # candidate for ``"state\n" + canonical(page state)``
+    recorded_content: str | None
+    recorded_state: str | None
+    last_seq: int | None
+

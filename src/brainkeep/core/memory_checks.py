@@ -4,18 +4,22 @@ Per (agent, thread) chain, oldest first: the text against ``content_hash``
 (or the redaction placeholder), ``content_hash`` against its newest event,
 ``prev_hash`` against the previous row (bridged only by logged hard
 deletes), the access state against its newest ``state_hash``, and the
-``memory_tags`` rows against the tags. ``walk_memories`` streams a slice;
+``memory_tags`` rows against the tags. ``walk_memories`` streams a slice
+as lean rows (core/integrity_rows.py) and re-reads in full only a row the
+lean check does not accept, so ``memory_reason`` alone decides every break;
 ``touched_memories`` checks only the rows newer events touched (an
 incremental verify, core/verify_since.py).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 
 from brainkeep.core.access_checks import unrecorded_ok
 from brainkeep.core.audit import memory_hash, memory_state_hash
-from brainkeep.core.integrity_rows import MemoryState
+from brainkeep.core.integrity_rows import MemoryCheck, MemoryState
 from brainkeep.core.mnemo.models import REDACTED_TEXT
 from brainkeep.core.verify_since import Touched
 from brainkeep.store.base import Store
@@ -75,6 +79,36 @@ def memory_reason(state: MemoryState, previous: str | None, bridge: dict[str, st
     return None
 
 
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def accepted(row: MemoryCheck, previous: str | None, bridge: dict[str, str | None],
+             marker: int | None) -> bool:
+    """True when the lean row passes every check ``memory_reason`` makes.
+
+    Each test is ``memory_reason``'s on the engine's rendering of the hash
+    inputs: a rendering that hashes to the stored or recorded hash is the
+    text that was hashed (core/integrity_rows.py), so the exact rule would
+    find the same. False only means "let the exact rule decide".
+    """
+    if row.redacted_at:
+        if row.text_if_redacted != REDACTED_TEXT:
+            return False
+    elif row.content_text is None or _sha(row.content_text) != row.content_hash:
+        return False
+    if row.recorded_content != row.content_hash or not links(row.prev_hash, previous, bridge):
+        return False
+    if row.recorded_state is None:
+        if not unrecorded_ok(row.last_seq, marker):
+            return False
+    elif row.state_text is None or _sha(row.state_text) != row.recorded_state:
+        return False
+    if row.tags == "[]" and row.tag_rows in (None, "[]"):
+        return True
+    return sorted(set(json.loads(row.tag_rows or "[]"))) == sorted(set(json.loads(row.tags)))
+
+
 def walk_memories(store: Store, agent_id: str | None, thread_id: str | None,
                    created_before: str | None, check_log: bool, marker: int | None,
                    bridge: dict[str, str | None]) -> tuple[int, int, list[BrokenRecord]]:
@@ -83,16 +117,18 @@ def walk_memories(store: Store, agent_id: str | None, thread_id: str | None,
     checked = verified = 0
     chain_key: tuple[str, str | None] | None = None
     previous: str | None = None
-    for state in store.iter_memory_states(agent_id, thread_id, created_before=created_before):
-        row = state.memory
+    for row in store.iter_memory_checks(agent_id, thread_id, created_before=created_before):
         checked += 1
         if (row.agent_id, row.thread_id) != chain_key:
             chain_key, previous = (row.agent_id, row.thread_id), None
-        reason = memory_reason(state, previous, bridge, marker)
-        if reason:
-            broken.append(BrokenRecord("memory", row.uuid, reason))
-        else:
+        if accepted(row, previous, bridge, marker):
             verified += 1
+        else:
+            reason = _exact_reason(store, row.uuid, previous, bridge, marker)
+            if reason:
+                broken.append(BrokenRecord("memory", row.uuid, reason))
+            else:
+                verified += 1
         previous = row.content_hash
     if check_log:
         for uuid in store.iter_vanished_memories(agent_id, thread_id):
@@ -101,6 +137,13 @@ def walk_memories(store: Store, agent_id: str | None, thread_id: str | None,
                 "memory", uuid, "memory row is gone but no hard_delete was logged"))
     return checked, verified, broken
 
+
+def _exact_reason(store: Store, uuid: str, previous: str | None,
+                  bridge: dict[str, str | None], marker: int | None) -> str | None:
+    """``memory_reason`` of the full row (None: it passes, or it is gone since)."""
+    for state in store.iter_memory_states(None, None, uuids=[uuid]):
+        return memory_reason(state, previous, bridge, marker)
+    return None  # removed meanwhile: the vanished-row check judges that
 
 
 def touched_memories(store: Store, touched: Touched, agent_id: str | None,

@@ -43,19 +43,21 @@ its report says what it did not check (``VerifyReport.skipped``).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
+from concurrent import futures
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from brainkeep.core.access_checks import Problem, check_grants, check_pages
-from brainkeep.core.anchor import CHECKPOINT_KIND, ChainHead, check_anchor, checkpoint_problem
-from brainkeep.core.audit import GENESIS, event_body, event_hash
+from brainkeep.core.anchor import ChainHead, check_anchor
 from brainkeep.core.integrity_rows import VerifiedCheckpoint
 from brainkeep.core.memory_checks import BrokenRecord, touched_memories, walk_memories
 from brainkeep.core.mnemo.models import VerifyOutcome
+from brainkeep.core.verify_log import EventWalk, walk_events_since, walk_log
 from brainkeep.core.verify_since import Touched, proved, start_point
 from brainkeep.store.base import Store
 
@@ -120,48 +122,6 @@ def skipped_since(from_seq: int) -> tuple[str, ...]:
     )
 
 
-@dataclass(frozen=True)
-class _EventWalk:
-    checked: int
-    head: ChainHead | None
-    checkpoints: int
-    broken: tuple[BrokenRecord, ...]
-
-
-def _walk_events(store: Store, trusted: Ed25519PublicKey | None,
-                 since: ChainHead | None = None, touched: Touched | None = None) -> _EventWalk:
-    """The log in order (after ``since``): links, hashes, checkpoint signatures; the head."""
-    checked, checkpoints = 0, 0
-    prev, expected = (GENESIS, 1) if since is None else (since.hash, since.seq + 1)
-    head: ChainHead | None = since
-    broken: list[BrokenRecord] = []
-    for event in store.iter_events(after_seq=0 if since is None else since.seq):
-        checked += 1
-        body = event_body(seq=event.seq, ts=event.ts, source_id=event.source_id,
-                          kind=event.kind, subject_type=event.subject_type,
-                          subject_id=event.subject_id, actor=event.actor, payload=event.payload)
-        reason = None
-        if event.seq != expected:
-            reason = f"sequence gap: expected {expected}, found {event.seq}"
-        elif event.prev_hash != prev:
-            reason = "prev_hash does not match the previous event"
-        elif event_hash(prev, body) != event.hash:
-            reason = "event hash does not match its contents"
-        if reason:
-            broken.append(BrokenRecord("event", str(event.seq), reason))
-            break
-        if event.kind == CHECKPOINT_KIND:
-            checkpoints += 1
-            problem = checkpoint_problem(event, trusted)
-            if problem and not broken:
-                broken.append(BrokenRecord("event", str(event.seq), problem))
-        if touched is not None:
-            touched.add(event)
-        head = ChainHead(event.seq, event.hash)
-        prev, expected = event.hash, expected + 1
-    return _EventWalk(checked, head, checkpoints, tuple(broken))
-
-
 def _records(problems: list[Problem]) -> list[BrokenRecord]:
     return [BrokenRecord(p.kind, p.id, p.reason, slug=p.slug) for p in problems]
 
@@ -183,25 +143,58 @@ def walk(store: Store, *, agent_id: str | None = None, thread_id: str | None = N
     """
     if since is not None and check_log:
         return _walk_since(store, since, agent_id, thread_id, trusted_key)
-    events = _walk_events(store, trusted_key) if check_log else _EventWalk(0, None, 0, ())
     marker = store.state_marker_seq()
     tombstones = store.mnemo_tombstones()
     bridge = {content_hash: prev for _, content_hash, prev in tombstones}
-    pages, page_breaks = check_pages(store, marker) if check_log else (0, [])
-    grants, grant_breaks = (check_grants(store, marker, {u for u, _, _ in tombstones})
-                            if check_log else (0, []))
-    memories, verified, memory_breaks = walk_memories(
-        store, agent_id, thread_id, created_before, check_log, marker, bridge)
+    if not check_log:
+        memories, verified, memory_breaks = walk_memories(
+            store, agent_id, thread_id, created_before, False, marker, bridge)
+        return Walk(0, 0, memories, verified, tuple(memory_breaks))
+    # The log and the pages on a second thread, the memories and grants here:
+    # most of each scan is the engine's own work (SQLite's C, PostgreSQL's
+    # server), which runs outside the GIL, so the two halves share two cores.
+    side = _worker().submit(_log_and_pages, store, trusted_key, marker)
+    try:
+        grants, grant_breaks = check_grants(store, marker, {u for u, _, _ in tombstones})
+        memories, verified, memory_breaks = walk_memories(
+            store, agent_id, thread_id, created_before, True, marker, bridge)
+    finally:
+        futures.wait([side])  # never leave it reading a store the caller may close
+    events, (pages, page_breaks) = side.result()
     broken = [*events.broken, *_records(page_breaks), *memory_breaks, *_records(grant_breaks)]
     return Walk(events.checked, pages, memories, verified, tuple(broken), events.head,
                 events.checkpoints, grants)
+
+
+def _log_and_pages(store: Store, trusted: Ed25519PublicKey | None, marker: int | None
+                   ) -> tuple[EventWalk, tuple[int, list[Problem]]]:
+    return walk_log(store, trusted), check_pages(store, marker)
+
+
+_WORKER: futures.ThreadPoolExecutor | None = None
+_WORKER_LOCK = threading.Lock()
+
+
+def _worker() -> futures.ThreadPoolExecutor:
+    """The one thread every full walk of this process shares for its second half.
+
+    One long-lived thread, not one per walk: a SQLite engine keeps one
+    connection per thread that used it, so a server answering Verify again
+    and again holds one extra connection, not one per call.
+    """
+    global _WORKER
+    with _WORKER_LOCK:
+        if _WORKER is None:
+            _WORKER = futures.ThreadPoolExecutor(max_workers=1,
+                                                 thread_name_prefix="brainkeep-verify")
+        return _WORKER
 
 
 def _walk_since(store: Store, since: ChainHead, agent_id: str | None, thread_id: str | None,
                 trusted_key: Ed25519PublicKey | None) -> Walk:
     """The incremental walk: events after ``since``, then the rows they touched."""
     touched = Touched()
-    events = _walk_events(store, trusted_key, since, touched)
+    events = walk_events_since(store, trusted_key, since, touched)
     marker = store.state_marker_seq()
     tombstones = store.mnemo_tombstones()
     bridge = {content_hash: prev for _, content_hash, prev in tombstones}

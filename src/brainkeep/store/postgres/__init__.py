@@ -28,6 +28,7 @@ from brainkeep.store.postgres.changes import ChangesMixin
 from brainkeep.store.postgres.describe import describe
 from brainkeep.store.postgres.engine import CONNECT_TIMEOUT_S, LOCK_TIMEOUT_MS, PostgresEngine
 from brainkeep.store.postgres.events import EventsMixin
+from brainkeep.store.postgres.full_walk import FullWalkMixin
 from brainkeep.store.postgres.integrity import IntegrityMixin
 from brainkeep.store.postgres.memories import MemoriesMixin
 from brainkeep.store.postgres.mnemo import MnemoMixin
@@ -43,7 +44,7 @@ from brainkeep.store.verified_heads_sql import VerifiedHeadsMixin
 class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, TokensMixin,
                     MnemoMixin, CheckpointsMixin, EventsMixin, AuditScansMixin,
                     IntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
-                    VerifiedHeadsMixin):
+                    VerifiedHeadsMixin, FullWalkMixin):
     """A brain in one PostgreSQL database, shared by any number of processes."""
 
     engine_name = "postgres"

@@ -101,9 +101,10 @@ class IntegrityMixin:
         return None if value is None else int(value)
 
     def iter_memory_states(
-        self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None
+        self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None,
+        uuids: list[str] | None = None,
     ) -> Iterator[MemoryState]:
-        """Every stored memory in scope in chain order (agent, thread, id), with its record."""
+        """Every stored memory in scope (``uuids``: only those) in chain order, with its record."""
         rows = self.db.stream(
             "SELECT m.*, " + _newest("memory", "bk_content", "content_hash", "m.uuid") + ", "
             + _newest("memory", "bk_state", "state_hash", "m.uuid") + ", "
@@ -112,8 +113,9 @@ class IntegrityMixin:
             "AS bk_tags FROM memories m WHERE (%(agent)s::text IS NULL OR m.agent_id = %(agent)s) "
             "AND (%(thread)s::text IS NULL OR m.thread_id = %(thread)s) "
             "AND (%(before)s::text IS NULL OR m.created_at <= %(before)s) "
+            "AND (%(uuids)s::text[] IS NULL OR m.uuid = ANY(%(uuids)s::text[])) "
             "ORDER BY m.agent_id, m.thread_id NULLS FIRST, m.id",
-            {"agent": agent_id, "thread": thread_id, "before": created_before},
+            {"agent": agent_id, "thread": thread_id, "before": created_before, "uuids": uuids},
         )
         for row in rows:
             yield MemoryState(memory_from_row(row), row["bk_content"], row["bk_state"],

@@ -11,7 +11,10 @@ from typing import Protocol
 from brainkeep.core.integrity_rows import (
     AclState,
     DelegationState,
+    EventDigest,
+    MemoryCheck,
     MemoryState,
+    PageCheck,
     PageState,
     Vanished,
     VerifiedCheckpoint,
@@ -54,9 +57,17 @@ class EventLog(Protocol):
     def event_at(self, seq: int) -> Event | None: ...
     def chain_tip(self) -> tuple[int, str] | None: ...
     def state_marker_seq(self) -> int | None: ...
+    # ``uuids``: only those rows (the full walk re-reads a row its lean check did not accept).
     def iter_memory_states(
-        self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None
+        self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None,
+        uuids: list[str] | None = None,
     ) -> Iterator[MemoryState]: ...
+    # The full walk's lean scans (core/integrity_rows.py): hash inputs rendered by the engine.
+    def iter_event_digests(self, *, after_seq: int = 0) -> Iterator[EventDigest]: ...
+    def iter_memory_checks(
+        self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None
+    ) -> Iterator[MemoryCheck]: ...
+    def iter_page_checks(self) -> Iterator[PageCheck]: ...
     def iter_vanished_memories(
         self, agent_id: str | None, thread_id: str | None
     ) -> Iterator[str]: ...

@@ -19,6 +19,7 @@ from brainkeep.store.sqlite.audit_scans import AuditScansMixin
 from brainkeep.store.sqlite.changes import ChangesMixin
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.events import EventsMixin
+from brainkeep.store.sqlite.full_walk import FullWalkMixin
 from brainkeep.store.sqlite.integrity import IntegrityMixin
 from brainkeep.store.sqlite.memories import MemoriesMixin
 from brainkeep.store.sqlite.mnemo import MnemoMixin
@@ -33,7 +34,7 @@ from brainkeep.store.verified_heads_sql import VerifiedHeadsMixin
 class SQLiteStore(
     PagesMixin, MemoriesMixin, EventsMixin, CursorsMixin, ChangesMixin, TokensMixin, MnemoMixin,
     CheckpointsMixin, AuditScansMixin, IntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
-    VerifiedHeadsMixin,
+    VerifiedHeadsMixin, FullWalkMixin,
 ):
     """A brain in one SQLite file (WAL mode)."""
 

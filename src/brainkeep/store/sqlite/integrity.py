@@ -88,9 +88,10 @@ class IntegrityMixin:
         return None if value is None else int(value)
 
     def iter_memory_states(
-        self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None
+        self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None,
+        uuids: list[str] | None = None,
     ) -> Iterator[MemoryState]:
-        """Every stored memory in scope in chain order (agent, thread, id), with its record."""
+        """Every stored memory in scope (``uuids``: only those) in chain order, with its record."""
         cursor = self.db.execute(
             "SELECT m.*, " + _newest("memory", "bk_content", "content_hash", "m.uuid") + ", "
             + _newest("memory", "bk_state", "state_hash", "m.uuid") + ", "
@@ -99,8 +100,10 @@ class IntegrityMixin:
             "AS bk_tags FROM memories m WHERE (:agent IS NULL OR m.agent_id = :agent) "
             "AND (:thread IS NULL OR m.thread_id = :thread) "
             "AND (:before IS NULL OR m.created_at <= :before) "
+            "AND (:uuids IS NULL OR m.uuid IN (SELECT value FROM json_each(:uuids))) "
             "ORDER BY m.agent_id, m.thread_id, m.id",
-            {"agent": agent_id, "thread": thread_id, "before": created_before},
+            {"agent": agent_id, "thread": thread_id, "before": created_before,
+             "uuids": None if uuids is None else json.dumps(uuids)},
         )
         for row in cursor:
             yield MemoryState(memory_from_row(row), row["bk_content"], row["bk_state"],
