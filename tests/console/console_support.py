@@ -65,12 +65,25 @@ def call_as(home: Path, name: str, params: dict[str, Any], *, org: str | None = 
         brain.close()
 
 
-def create_token(home: Path, name: str, scopes: str, *, org: str | None = None) -> str:
+def create_token(home: Path, name: str, scopes: str, *, org: str | None = None,
+                 agent: str | None = None) -> str:
     brain = open_brain(load_settings(home, env={}))
     try:
-        return TokenService(brain.store, brain.clock).create(name, scopes, org_id=org).secret
+        return TokenService(brain.store, brain.clock).create(name, scopes, org_id=org,
+                                                             agent_id=agent).secret
     finally:
         brain.close()
+
+
+MCP_ACCEPT = "application/json, text/event-stream"
+
+
+def mcp_call(url: str, secret: str, tool: str, arguments: dict[str, Any]) -> httpx.Response:
+    """One stateless ``tools/call`` on the real ``/mcp`` endpoint with a bearer token."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments}}
+    return httpx.post(url, json=body, timeout=20,
+                      headers={"Authorization": f"Bearer {secret}", "Accept": MCP_ACCEPT})
 
 
 def seed(path: Path, engine: str = "sqlite") -> Seeded:

@@ -1,4 +1,7 @@
-"""Plain helpers of the browser tests: sign in, call MCP, tamper the SQLite file."""
+"""Plain helpers of the browser tests: sign in, call MCP, tamper the SQLite file.
+
+``mcp_call`` is console_support's (re-exported: the browser tests import it from here).
+"""
 
 from __future__ import annotations
 
@@ -6,14 +9,11 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Any
 
-import httpx
+from console_support import mcp_call as mcp_call
 from playwright.sync_api import Page
 
 from brainkeep.config import load_settings
-
-ACCEPT = "application/json, text/event-stream"
 
 
 def sign_in(page: Page, console: str, secret: str) -> None:
@@ -22,14 +22,6 @@ def sign_in(page: Page, console: str, secret: str) -> None:
     page.fill("#token", secret)
     page.press("#token", "Enter")
     page.wait_for_url(lambda url: "/login" not in url)
-
-
-def mcp_call(url: str, secret: str, tool: str, arguments: dict[str, Any]) -> httpx.Response:
-    """One stateless ``tools/call`` on the real ``/mcp`` endpoint with a bearer token."""
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": tool, "arguments": arguments}}
-    return httpx.post(url, json=body, timeout=20,
-                      headers={"Authorization": f"Bearer {secret}", "Accept": ACCEPT})
 
 
 def no_horizontal_scroll(page: Page) -> bool:

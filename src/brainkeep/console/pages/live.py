@@ -9,7 +9,9 @@ off; a rotated log (smaller than the offset) is read from its start. A
 stream ends itself after ``STREAM_S`` and the browser reconnects at once,
 so a server shutting down never waits long on an idle feed.
 
-The log spans every org and names callers, so remote viewers need ``admin``.
+The log spans every org and names callers, so remote viewers need
+``admin``, and an admin bound to an org sees only its org's calls
+(``ops/usage_scope.py``), in the list and on the stream alike.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ from starlette.routing import BaseRoute, Route
 
 from brainkeep.console.env import ConsoleEnv, ConsolePage, NavItem
 from brainkeep.console.web import Viewer, caller_of, page, render, session_of
+from brainkeep.ops.usage_scope import UsageScope
 from brainkeep.ops.usage_series import caller_name
 
 POLL_S = 0.25
@@ -59,8 +62,18 @@ class Chunk:
     offset: int
 
 
-def read_from(path: Path, offset: int) -> Chunk:
-    """Complete lines after byte ``offset`` (from 0 if the log rotated and is now shorter)."""
+Keep = Callable[[dict[str, Any]], bool]
+
+
+def _every(_line: dict[str, Any]) -> bool:
+    return True
+
+
+def read_from(path: Path, offset: int, keep: Keep = _every) -> Chunk:
+    """Complete lines after byte ``offset`` (from 0 if the log rotated and is now shorter).
+
+    ``keep`` picks the lines the viewer may see; the offset moves past the others too.
+    """
     try:
         size = os.path.getsize(path)
     except OSError:
@@ -81,34 +94,45 @@ def read_from(path: Path, offset: int) -> Chunk:
             line = json.loads(raw)
         except ValueError:
             continue
-        if isinstance(line, dict) and isinstance(line.get("verb"), str):
+        if isinstance(line, dict) and isinstance(line.get("verb"), str) and keep(line):
             items.append(feed_item(line))
     return Chunk(tuple(items), offset + end + 1)
 
 
-def recent(path: Path, count: int = RECENT) -> Chunk:
-    """The last ``count`` calls (newest last) and the log's end offset."""
+def recent(path: Path, count: int = RECENT, keep: Keep = _every) -> Chunk:
+    """The last ``count`` calls ``keep`` passes (newest last) and the log's end offset."""
     try:
         size = os.path.getsize(path)
     except OSError:
         return Chunk((), 0)
     start = max(0, size - 256 * count)
-    chunk = read_from(path, start)
-    items = chunk.items[1:] if start > 0 else chunk.items  # the first may be a partial line
+    if start > 0:  # skip the partial line the window starts in
+        start = _next_line(path, start)
+    chunk = read_from(path, start, keep)
+    items = chunk.items
     return Chunk(items[-count:], chunk.offset)
+
+
+def _next_line(path: Path, offset: int) -> int:
+    """The offset just after the first newline at or after ``offset - 1``."""
+    with path.open("rb") as handle:
+        handle.seek(offset - 1)
+        handle.readline()
+        return handle.tell()
 
 
 def _sse(item: dict[str, Any], offset: int) -> str:
     return f"id: {offset}\nevent: call\ndata: {json.dumps(item, separators=(',', ':'))}\n\n"
 
 
-async def stream(request: Request, path: Path, offset: int) -> AsyncIterator[str]:
-    """SSE lines: new calls as they are logged, for ``STREAM_S`` seconds."""
+async def stream(request: Request, path: Path, offset: int,
+                 keep: Keep = _every) -> AsyncIterator[str]:
+    """SSE lines: new calls ``keep`` passes as they are logged, for ``STREAM_S`` seconds."""
     yield f"retry: {RETRY_MS}\n: connected\n\n"
     loop = asyncio.get_running_loop()
     stop_at = loop.time() + STREAM_S
     while loop.time() < stop_at:
-        chunk = await run_in_threadpool(read_from, path, offset)
+        chunk = await run_in_threadpool(read_from, path, offset, keep)
         for item in chunk.items:
             yield _sse(item, chunk.offset)
         offset = chunk.offset
@@ -128,7 +152,7 @@ def routes(env: ConsoleEnv) -> list[BaseRoute]:
     path = Path(env.brain.settings.usage_path)
 
     def show(request: Request, viewer: Viewer) -> Response:
-        latest = recent(path)
+        latest = recent(path, keep=UsageScope(env.brain.store, viewer.scope).visible)
         return render(env, request, viewer, "live.html", title="Live activity",
                       items=list(reversed(latest.items)), offset=latest.offset)
 
@@ -139,14 +163,17 @@ def routes(env: ConsoleEnv) -> list[BaseRoute]:
         caller = None if session is None else await run_in_threadpool(caller_of, env, session)
         if caller is None or session is None:
             return PlainTextResponse("Sign in first.", status_code=401)
-        if not Viewer(caller, session).may("admin"):
+        viewer = Viewer(caller, session)
+        if not viewer.may("admin"):
             return PlainTextResponse("This feed needs the admin scope.", status_code=403)
+        scope = UsageScope(env.brain.store, viewer.scope)
         start = _offset(request.headers.get("last-event-id"))
         if start is None:
             start = _offset(request.query_params.get("from"))
         if start is None:  # no cursor: from now on
             start = path.stat().st_size if path.exists() else 0
-        return StreamingResponse(stream(request, path, start), media_type="text/event-stream",
+        return StreamingResponse(stream(request, path, start, scope.visible),
+                                 media_type="text/event-stream",
                                  headers={"X-Accel-Buffering": "no"})
 
     return [

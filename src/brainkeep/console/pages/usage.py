@@ -4,7 +4,8 @@ The numbers come from the JSONL log the dispatcher appends to
 (``ops/usage.py``; local only, never uploaded), aggregated by
 ``ops/usage_series.py`` and drawn by ``console/charts.py`` on the server:
 no chart library and no script. The log names callers by token name and
-spans every org, so remote viewers need ``admin``.
+spans every org, so remote viewers need ``admin``, and an admin bound to an
+org counts only its org's calls (``ops/usage_scope.py``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from brainkeep.console.charts import Series, line_chart
 from brainkeep.console.env import ConsoleEnv, ConsolePage, NavItem
 from brainkeep.console.web import Viewer, page, render
 from brainkeep.ops.usage import PRIVACY_NOTE, UsageLog
+from brainkeep.ops.usage_scope import UsageScope
 from brainkeep.ops.usage_series import DEFAULT_WINDOW, WINDOWS, UsageView, build_view
 
 # Verbs drawn as their own line in the calls chart; the rest are summed as "other".
@@ -72,7 +74,8 @@ def routes(env: ConsoleEnv) -> list[BaseRoute]:
 
     def show(request: Request, viewer: Viewer) -> Response:
         days = _days(request.query_params.get("days"))
-        view = build_view(log.read(days), days)
+        scope = UsageScope(env.brain.store, viewer.scope)
+        view = build_view([line for line in log.read(days) if scope.visible(line)], days)
         return render(env, request, viewer, "usage.html", title="Usage", view=view,
                       charts=charts(view), windows=sorted(WINDOWS), privacy=PRIVACY_NOTE)
 

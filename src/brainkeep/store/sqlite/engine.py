@@ -20,6 +20,7 @@ from typing import Any
 
 from brainkeep.core.memories.writes import normalize_fact
 from brainkeep.errors import BrainkeepError, Busy, StoreError
+from brainkeep.store.sqlite.statistics import CHECK_EVERY_COMMITS, StatisticsWatch
 
 # How long a writer waits for another process's write lock before `Busy`
 # (settings key `store.busy_timeout_ms`).
@@ -92,6 +93,10 @@ class SQLiteEngine:
         self._write_lock = threading.Lock()
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        # Refreshes the planner statistics as the brain grows (statistics.py);
+        # no background checks on ``:memory:``, where each connection is its own database.
+        self.statistics = StatisticsWatch(self, every=0 if self.path == ":memory:" else
+                                          CHECK_EVERY_COMMITS)
         self.migrate()
 
     # -- connections -------------------------------------------------------
@@ -129,14 +134,15 @@ class SQLiteEngine:
         """Refresh the query planner's statistics (bounded work, ~10 ms).
 
         Without statistics SQLite can pick an index that walks every page;
-        call this after bulk writes and when a server starts.
+        call this after bulk writes and when a server starts. Every
+        connection plans with the new statistics from its next statement on,
+        and commits refresh them again once the brain outgrew them.
         """
-        self.execute("PRAGMA analysis_limit = 1000")
-        with self.transaction():
-            self.execute("ANALYZE")
+        self.statistics.refresh()
 
     def close(self) -> None:
-        """Close every connection this engine opened."""
+        """Close every connection this engine opened (after stopping the statistics checks)."""
+        self.statistics.close()
         with self._all_lock:
             for conn in self._all:
                 try:
@@ -216,6 +222,8 @@ class SQLiteEngine:
         finally:
             if depth == 0:
                 self._write_lock.release()
+        if depth == 0:
+            self.statistics.committed()
 
     # -- migrations --------------------------------------------------------
 
