@@ -181,11 +181,21 @@ def start_ui(home: Path, *args: str, org: str | None = None) -> UiProc:
     raise RuntimeError(f"ui did not start: {err_path.read_text()}")
 
 
+REFRESH = re.compile(r'http-equiv="refresh" content="0;url=([^"]*)"')
+
+
+def refresh_target(page: str) -> str:
+    """Where the page the URL key answers with sends the browser on."""
+    match = REFRESH.search(page)
+    assert match, page
+    return html.unescape(match.group(1))
+
+
 def exchange(url: str) -> dict[str, str]:
-    """Open the printed URL once: its token buys a session cookie and a clean redirect."""
+    """Open the printed URL once: its token buys a session cookie and a move to a clean URL."""
     answer = httpx.get(url, timeout=30)
-    assert answer.status_code == 303, answer.text
-    assert "token=" not in answer.headers["location"]
+    assert answer.status_code == 200, answer.text
+    assert "token=" not in refresh_target(answer.text)
     return {"bk_console": answer.cookies["bk_console"]}
 
 

@@ -8,8 +8,11 @@ token (256 bits) at start and prints (and opens) ``http://127.0.0.1:PORT/?token=
 
 * A request carrying ``?token=`` that matches (constant-time) gets a new
   session (``SessionStore``) in an ``HttpOnly``, ``SameSite=Strict`` cookie
-  and a 303 to the same URL without the token, so the key leaves the address
-  bar and never reaches a ``Referer``.
+  and a tiny page that moves on to the same URL without the token, so the
+  key leaves the address bar (and no ``Referer`` carries it). Not a 303: the
+  URL often arrives from another site's page or the ``file://`` page ``ui``
+  opens, and a browser does not send a Strict cookie on a redirect of such a
+  navigation; the page's own refresh is same-site, so the cookie goes along.
 * A request with a live session cookie passes.
 * Anything else gets 401 (no key) or 403 (a wrong key) and a short page
   saying to open the URL ``brainkeep ui`` printed; nothing is routed.
@@ -22,10 +25,11 @@ the same printed URL. It is never logged (the console logs no request lines).
 from __future__ import annotations
 
 import hmac
+import html
 from urllib.parse import urlencode
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, Response
 from starlette.types import Scope
 
 from brainkeep.console.env import ConsoleEnv
@@ -57,7 +61,11 @@ class LocalAuth:
             return None if session is not None else HTMLResponse(LOCAL_SIGN_IN, 401)
         if not hmac.compare_digest(sent.encode(), self._token):
             return HTMLResponse(WRONG_TOKEN, 403)
-        response = RedirectResponse(_without_token(request), status_code=303)
+        target = html.escape(_without_token(request), quote=True)
+        response = HTMLResponse(
+            '<!doctype html><meta name="referrer" content="no-referrer">'
+            f'<meta http-equiv="refresh" content="0;url={target}">'
+            f'<title>brainkeep console</title><p><a href="{target}">Open the console</a></p>')
         if session is None:  # a browser that already holds a session keeps it
             set_session_cookie(self.env, request, response, self.env.sessions.new(None))
         return response

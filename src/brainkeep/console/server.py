@@ -62,7 +62,14 @@ def run_console(brain: Brain, caller: Caller, *, port: int, open_browser: bool,
 
 
 def _open_in_browser(url: str) -> Path:
-    """Open ``url`` through a 0600 file that redirects to it (as Jupyter does).
+    """Open ``url`` in a browser tab through ``redirect_file`` (as Jupyter does)."""
+    path = redirect_file(url)
+    webbrowser.open(path.as_uri())
+    return path
+
+
+def redirect_file(url: str) -> Path:
+    """A private (0600) HTML file that sends a browser on to ``url``.
 
     A browser started with the URL as an argument would show the key to every
     account in the process list; the file's name carries nothing secret.
@@ -73,6 +80,4 @@ def _open_in_browser(url: str) -> Path:
         page.write(f'<!doctype html><meta http-equiv="refresh" content="0;url={target}">'
                    f'<title>brainkeep console</title><p><a href="{target}">Open the '
                    "brainkeep console</a></p>\n")
-    path = Path(name)
-    webbrowser.open(path.as_uri())
-    return path
+    return Path(name)

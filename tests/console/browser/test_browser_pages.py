@@ -6,6 +6,7 @@ Screenshots of each page at both sizes are saved as test artifacts
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,6 +14,8 @@ import pytest
 from browser_support import no_horizontal_scroll
 from console_support import Seeded, UiProc, call_as
 from playwright.sync_api import Page, expect
+
+from brainkeep.console.server import redirect_file
 
 Shot = Callable[[Page, str], Path]
 
@@ -107,10 +110,29 @@ def test_local_console_opens_only_through_the_printed_url(
     assert answer is not None and answer.status == 401
     expect(page.locator("h1")).to_contain_text("Open the URL brainkeep ui printed")
     page.goto(ui.url)
-    assert page.url == f"{ui.base}/"  # the key left the address bar
+    page.wait_for_url(f"{ui.base}/")  # the key left the address bar
     expect(page.locator("header .who")).to_contain_text("local (trusted)")
     (cookie,) = page.context.cookies()
     assert cookie["name"] == "bk_console" and cookie["httpOnly"]
     assert cookie["sameSite"] == "Strict"
     answer = page.goto(f"{ui.base}/memories")
     assert answer is not None and answer.status == 200
+
+
+def test_the_tab_ui_opens_arrives_signed_in(ui: UiProc, open_page: Callable[..., Page]) -> None:
+    # `ui` opens a private file:// page that moves on to its URL; the browser
+    # sends no Strict cookie on a redirect of such a cross-site navigation, so
+    # the key must be exchanged on a page of the console's own.
+    opener = redirect_file(ui.url)
+    try:
+        assert stat.S_IMODE(opener.stat().st_mode) == 0o600
+        assert ui.token not in opener.name
+        page = open_page()
+        page.goto(opener.as_uri())
+        page.wait_for_url(f"{ui.base}/")
+        expect(page.locator("header .who")).to_contain_text("local (trusted)")
+        # An address the user pastes later (same browser): the cookie goes along.
+        answer = page.goto(f"{ui.base}/access")
+        assert answer is not None and answer.status == 200
+    finally:
+        opener.unlink()
