@@ -236,7 +236,7 @@ def test_private_fact_hidden_from_remote_caller(brain: Brain) -> None:
         ("x" * (MAX_FACT_CHARS + 1), "p", {}, InvalidInput),
         ("ok", None, {}, ProvenanceRequired),
         ("ok", "  ", {}, ProvenanceRequired),
-        ("ok", "p" * 501, {}, ProvenanceRequired),
+        ("ok", "p" * 501, {}, InvalidInput),  # too long is invalid_params, as the reference
         ("ok", "p", {"kind": "rumor"}, InvalidInput),
         ("ok", "p", {"visibility": "team"}, InvalidInput),
         ("ok", "p", {"ttl": "0d"}, InvalidInput),
@@ -260,8 +260,9 @@ def test_private_fact_hidden_from_remote_caller(brain: Brain) -> None:
 def test_bad_fact_writes_nothing(
     brain: Brain, fact: str, provenance: str | None, kw: dict[str, str], error: type[Exception]
 ) -> None:
-    with pytest.raises(error):
+    with pytest.raises(error) as raised:
         brain.facts.remember(fact, provenance, LOCAL, **kw)  # type: ignore[arg-type]
+    assert raised.value.code == error.code  # type: ignore[attr-defined]
     assert brain.store.counts()["memories"] == 0
     assert brain.store.counts()["events"] == 0
 
