@@ -61,3 +61,22 @@ def test_an_entity_miss_is_an_answer_exit_0(home: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("not found")
     assert json.loads(run(home, "entity", "Nobody Atall", "--json").stdout)["found"] is False
+
+
+def test_verb_help_is_written_for_a_person_and_marks_required_options(home: Path) -> None:
+    text = run(home, "remember", "--help").stdout
+    assert "Save one fact" in text and "Examples:" in text
+    assert "Branch on" not in text and "MEMORY VERB" not in text  # the agent-facing text
+    assert "characters). [required]" in " ".join(text.split())
+    for verb in ("recall", "entity", "forget", "context-pack", "delta", "synthesize", "search"):
+        shown = run(home, verb, "--help").stdout
+        assert "Example" in shown and "Branch on" not in shown, verb
+
+
+def test_a_missing_required_option_names_the_flag(home: Path) -> None:
+    done = run(home, "remember", "Alice likes tea")
+    assert done.returncode == 2
+    assert "error: -p/--provenance is required." in done.stderr
+    assert "input schema" not in done.stderr  # that advice is for an MCP agent
+    as_json = json.loads(run(home, "remember", "Alice likes tea", "--json").stderr)
+    assert as_json["error"] == "invalid_params" and "-p/--provenance" in as_json["suggestion"]

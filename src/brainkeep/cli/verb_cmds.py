@@ -17,6 +17,8 @@ from typing import Any
 import click
 
 from brainkeep.cli.app import CliContext, json_option, report_error
+from brainkeep.cli.verb_help import HELP
+from brainkeep.errors import InvalidInput
 from brainkeep.ops.catalog import Operation, Param
 from brainkeep.ops.registry import build_catalog, open_dispatcher
 
@@ -28,16 +30,38 @@ _CLICK_TYPES: dict[str, Any] = {"string": str, "number": float, "integer": int}
 _EXTRA_OPS = ("search",)
 
 
+def _flags(param: Param) -> str:
+    """How a person spells the option of ``param``: ``-p/--provenance``."""
+    flag = "--" + param.name.replace("_", "-")
+    return f"{_SHORT[param.name]}/{flag}" if param.name in _SHORT else flag
+
+
 def _option(param: Param) -> Callable[[Any], Any]:
     flag = "--" + param.name.replace("_", "-")
     names = [flag] + ([_SHORT[param.name]] if param.name in _SHORT else [])
     if param.type == "boolean":
         return click.option(*names, param.name, is_flag=True, default=None, help=param.description)
     # Counts read better as integers on a command line than JSON's "number".
-    kind: Any = int if param.name == "limit" else _CLICK_TYPES.get(param.type, str)
+    kind: Any = int if param.name in ("limit", "budget_tokens") else _CLICK_TYPES.get(
+        param.type, str)
     if param.enum:
         kind = click.Choice(param.enum)
-    return click.option(*names, param.name, type=kind, default=None, help=param.description)
+    # Not click's required=True: a missing value must still reach the CLI's
+    # error edge (JSON on stderr with --json, exit 2), naming the flag.
+    text = f"{param.description} [required]" if param.required else param.description
+    return click.option(*names, param.name, type=kind, default=None, help=text)
+
+
+def _require(params: dict[str, Any], required: list[Param]) -> None:
+    """A missing required option, said in the shell's words (the flag, not the JSON name)."""
+    for param in required:
+        if params.get(param.name) is None:
+            metavar = "TEXT" if param.type == "string" else param.type.upper()
+            raise InvalidInput(
+                f"{_flags(param)} is required.",
+                suggestion=f"Pass {_flags(param)} {metavar}: {param.description}",
+                field=param.name,
+            )
 
 
 def _human_fact(f: dict[str, Any]) -> str:
@@ -136,14 +160,16 @@ def make_verb_command(op: Operation) -> click.Command:
     """A click command running ``op`` locally through the dispatcher."""
     positional = next((p for p in op.params if p.required), None)
     optional = None if positional else next((p for p in op.params if p.name == "query"), None)
+    required_options = [p for p in op.params if p.required and p is not positional]
 
     @pass_cli
     def run(cli: CliContext, **kwargs: Any) -> None:
         if optional is not None:
             _fold_positional(kwargs, optional.name)
+        params = {k: v for k, v in kwargs.items() if v is not None}
+        _require(params, required_options)
         brain = cli.brain()
         dispatcher = open_dispatcher(brain, "full")
-        params = {k: v for k, v in kwargs.items() if v is not None}
         outcome = dispatcher.call(op.name, params, cli.caller)
         if outcome.is_error:
             raise SystemExit(report_error(cli, outcome.payload, retryable=outcome.retryable))
@@ -157,7 +183,7 @@ def make_verb_command(op: Operation) -> click.Command:
         if param is positional:
             continue
         command = _option(param)(command)
-    help_text = op.description
+    help_text = HELP.get(op.name, op.description)
     if positional is not None:
         command = click.argument(positional.name)(command)
     elif optional is not None:
