@@ -23,7 +23,7 @@ from brainkeep.brain import Brain, open_brain
 from brainkeep.config import load_settings
 from brainkeep.console.app import build_console_app
 from brainkeep.console.session import MAX_SESSIONS, SessionStore
-from brainkeep.mcp.http import build_http_app
+from brainkeep.http_app import build_http_app
 from brainkeep.ops.registry import open_dispatcher
 from tests.http.http_support import ServerProc, make_home
 

@@ -16,8 +16,8 @@ from brainkeep.core.tokens import TokenService
 from brainkeep.errors import InvalidInput
 from brainkeep.mcp.auth import CALLER_SCOPE_KEY, bearer_secret, caller_from_request
 from brainkeep.mcp.gate import GateLimits, McpGate
-from brainkeep.mcp.http import check_bind_allowed, is_loopback
-from brainkeep.mcp.limits import RateLimiter, retry_after_header
+from brainkeep.http_app import check_bind_allowed, is_loopback
+from brainkeep.rate_limits import RateLimiter, retry_after_header
 
 
 class FakeClock:

@@ -16,8 +16,8 @@ from brainkeep.brain import open_brain
 from brainkeep.config import load_settings
 from brainkeep.core.models import Memory
 from brainkeep.core.scope import ReadScope
+from brainkeep.core.token_callers import caller_for_token
 from brainkeep.core.tokens import ApiToken, TokenService
-from brainkeep.mcp.auth import caller_for_token
 
 
 def _token(home: Path, name: str, *, org: str | None = None, agent: str | None = None) -> str:

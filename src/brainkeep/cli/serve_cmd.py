@@ -18,7 +18,7 @@ from brainkeep.ops.catalog import SURFACES
 pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 
 # In-flight gRPC calls get this long to finish after SIGTERM/SIGINT (HTTP has
-# its own SHUTDOWN_GRACE_S in mcp/http.py, stdio in mcp/stdio.py).
+# its own SHUTDOWN_GRACE_S in http_app.py, stdio in mcp/stdio.py).
 GRPC_GRACE_S = 5.0
 # The main thread waits in short slices: a signal delivered to one of gRPC's
 # own threads only sets Python's flag, and a wait without a timeout never
@@ -109,7 +109,7 @@ def serve(
         click.echo(f"gRPC listening on {bind}:{grpc_handle.port}", err=True)
     try:
         if http:
-            from brainkeep.mcp.http import run_http_server
+            from brainkeep.http_app import run_http_server
 
             run_http_server(brain, settings, surface=surface, bind=bind, port=port, stop=stop,
                             public_url=public_url, allow_registration=allow_registration,

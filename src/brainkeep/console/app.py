@@ -20,8 +20,8 @@ from brainkeep.console.local_auth import LocalAuth
 from brainkeep.console.pages import PAGES
 from brainkeep.console.session import SessionStore
 from brainkeep.core.context import Caller
-from brainkeep.mcp.limits import RateLimiter, retry_after_header
 from brainkeep.ops.dispatch import Dispatcher
+from brainkeep.rate_limits import RateLimiter, retry_after_header
 
 HERE = Path(__file__).parent
 # No inline script or style anywhere, so the policy can forbid both; the SVG

@@ -26,8 +26,8 @@ from brainkeep.console.env import ConsoleEnv
 from brainkeep.console.session import ABSOLUTE_S, COOKIE, LOGIN_COOKIE, LOGIN_TTL_S, Session
 from brainkeep.core.context import Caller
 from brainkeep.core.scope import ReadScope
+from brainkeep.core.token_callers import caller_for_token
 from brainkeep.errors import BrainkeepError, PermissionDenied
-from brainkeep.mcp.auth import caller_for_token
 from brainkeep.ops.dispatch import opaque_internal, scope_allows
 
 CSRF_FIELD = "csrf"

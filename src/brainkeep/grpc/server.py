@@ -66,7 +66,7 @@ def normalize_token(token: str | None) -> str | None:
 def check_grpc_auth(bind: str, token: str | None) -> str | None:
     """Refuse an open server beyond this machine; warn about one on loopback.
 
-    The same rule as `serve --http` (``mcp.http.check_bind_allowed``): a
+    The same rule as `serve --http` (``http_app.check_bind_allowed``): a
     non-loopback bind with no token would let any host on the network read
     and write the brain.
 

@@ -60,26 +60,6 @@ def bearer_secret(headers: Iterable[tuple[bytes, bytes]]) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=1024)
-def caller_for_token(token: ApiToken) -> Caller:
-    """HTTP callers are remote; the token's name namespaces cursors and usage.
-
-    ``client_id`` is prefixed so no token name can collide with the reserved
-    ``local`` lane or the shared ``remote`` (stdio) lane of delta cursors.
-    A token bound to an org and an agent makes the caller that tenant's
-    reader and that agent's writer (``Caller.read_scope``).
-    """
-    return Caller(
-        remote=True,
-        client_id=f"token:{token.name}",
-        transport="http",
-        scopes=frozenset(token.scopes),
-        token_name=token.name,
-        org_id=token.org_id,
-        agent_id=token.agent_id,
-    )
-
-
 @functools.lru_cache(maxsize=1024)  # immutable per token row; verify runs every request
 def sdk_user_for(token: ApiToken) -> AuthenticatedUser:
     """The SDK's view of the token (``scope["user"]``): it binds each MCP session

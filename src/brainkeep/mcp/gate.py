@@ -29,15 +29,10 @@ import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from brainkeep.core.oauth.service import OAuthService, is_oauth_secret
+from brainkeep.core.token_callers import caller_for_token
 from brainkeep.core.tokens import TokenCheck, TokenService
-from brainkeep.mcp.auth import (
-    CALLER_SCOPE_KEY,
-    bearer_secret,
-    caller_for_token,
-    challenge,
-    sdk_user_for,
-)
-from brainkeep.mcp.limits import RateLimiter, retry_after_header
+from brainkeep.mcp.auth import CALLER_SCOPE_KEY, bearer_secret, challenge, sdk_user_for
+from brainkeep.rate_limits import RateLimiter, retry_after_header
 
 log = logging.getLogger("brainkeep.http")
 

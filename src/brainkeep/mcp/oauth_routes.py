@@ -48,13 +48,13 @@ from brainkeep.core.tenant_fence import operator_covers
 from brainkeep.core.tokens import SCOPES, TokenService
 from brainkeep.errors import InvalidInput
 from brainkeep.mcp.gate import BodyTooLarge, read_body, replay_body, send_json
-from brainkeep.mcp.limits import RateLimiter, retry_after_header
 from brainkeep.mcp.oauth_provider import (
     CONSENT_PATH,
     BrainkeepOAuthProvider,
     PresentedCredentials,
     presented,
 )
+from brainkeep.rate_limits import RateLimiter, retry_after_header
 
 MAX_FORM_BYTES = 64 * 1024
 _NO_STORE = [(b"cache-control", b"no-store"), (b"pragma", b"no-cache")]
