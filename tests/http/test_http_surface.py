@@ -24,7 +24,8 @@ def test_verbs_surface_lists_exactly_the_verbs(
 
 def test_full_surface_lists_page_operations(server: ServerProc, served: ServedBrain) -> None:
     async def body() -> None:
-        async with mcp_session(server.url, served.tokens["ro"]) as session:
+        # admin: a narrower token is offered only what its scopes allow (test_http_tool_scopes.py)
+        async with mcp_session(server.url, served.tokens["admin"]) as session:
             names = [tool.name for tool in (await session.list_tools()).tools]
             assert set(names) >= VERBS | {"put_page", "get_page", "search"}
             assert names[0] == "recall"  # verbs first

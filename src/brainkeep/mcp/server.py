@@ -34,13 +34,27 @@ def result_of(outcome: Outcome) -> types.CallToolResult:
 
 
 def build_server(dispatcher: Dispatcher, caller_for: CallerFor) -> Server[Any]:
-    """An MCP server exposing the dispatcher's surface."""
-    tools = [tool_of(op.tool_definition()) for op in dispatcher.visible()]
+    """An MCP server exposing the dispatcher's surface.
+
+    ``tools/list`` shows each caller the tools its scopes allow
+    (``Dispatcher.offered``): a read-only token is not offered writes it could
+    only get scope_denied for. stdio callers hold every scope.
+    """
+    # Tool models per set of offered names: a handful of scope combinations.
+    listed: dict[tuple[str, ...], list[types.Tool]] = {}
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools)
+        try:
+            offered = dispatcher.offered(caller_for(ctx))
+        except Exception as exc:  # the edge: logged with an incident id, never sent
+            opaque_internal("tools/list", exc)
+            offered = ()  # fail closed, like a caller with no scopes
+        key = tuple(op.name for op in offered)
+        if key not in listed:
+            listed[key] = [tool_of(op.tool_definition()) for op in offered]
+        return types.ListToolsResult(tools=listed[key])
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams

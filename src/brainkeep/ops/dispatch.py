@@ -131,6 +131,16 @@ class Dispatcher:
     def visible(self) -> tuple[Operation, ...]:
         return self.catalog.for_surface(self.surface)
 
+    def offered(self, caller: Caller) -> tuple[Operation, ...]:
+        """The operations ``caller`` may call on this surface (what tools/list shows it).
+
+        The scope check of ``call`` is the same rule, so a listed tool never
+        answers scope_denied and a tool not listed for lack of scope always
+        does (not unknown_tool: the catalog is public, the missing scope is
+        what the caller needs to know).
+        """
+        return tuple(op for op in self.visible() if required_scope_met(op, caller))
+
     def call(self, name: str, params: dict[str, Any] | None, caller: Caller) -> Outcome:
         """Run one operation and shape its result or error."""
         op = self.catalog.get(name)
