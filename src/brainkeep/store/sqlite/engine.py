@@ -255,8 +255,9 @@ class SQLiteEngine:
         """
         applied: list[int] = []
         # The ledger that records migrations cannot be created by one; this is
-        # the only DDL outside migrations/*.sql, and it runs here, never on a
-        # query path.
+        # the only lasting DDL outside migrations/*.sql (a statistics refresh
+        # creates and drops a table in one transaction), and it runs here,
+        # never on a query path.
         self.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations ("
             "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"

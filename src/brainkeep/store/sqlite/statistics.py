@@ -77,8 +77,8 @@ class StatisticsWatch:
         db.execute(f"PRAGMA analysis_limit = {ANALYSIS_LIMIT}")
         with db.transaction():
             db.execute("ANALYZE")
-            db.execute(f"CREATE TABLE {_RELOAD_TABLE} (x)")
-            db.execute(f"DROP TABLE {_RELOAD_TABLE}")
+            db.execute(f"CREATE TABLE IF NOT EXISTS {_RELOAD_TABLE} (x)")
+            db.execute(f"DROP TABLE IF EXISTS {_RELOAD_TABLE}")
             sizes = self.sizes()
         self._recorded = sizes
 
