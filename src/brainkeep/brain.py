@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from brainkeep import store as engines
 from brainkeep.config import Settings
 from brainkeep.core.clock import Clock
 from brainkeep.core.facts import FactService
@@ -229,24 +230,14 @@ def open_store(settings: Settings) -> Store:
             migrate` into this brain has not finished.
     """
     url = settings.database_url
-    store: Store
-    if url is not None:
-        # Imported here: a SQLite brain never loads psycopg.
-        from brainkeep.store.postgres import PostgresStore
-
-        pool_min = max(1, int(settings.get("database.pool_min") or 1))
-        store = PostgresStore(url, pool_min=pool_min,
-                              pool_max=max(pool_min, int(settings.get("database.pool_max") or 10)))
-    else:
-        durability = str(settings.get("store.durability") or "full").upper()
-        busy_ms = settings.get("store.busy_timeout_ms")
-        from brainkeep.store.sqlite import SQLiteStore
-
-        store = SQLiteStore(
-            settings.db_path,
-            synchronous=durability,
-            busy_timeout_ms=None if busy_ms is None else int(busy_ms),
-        )
+    busy_ms = settings.get("store.busy_timeout_ms")
+    pool_min = max(1, int(settings.get("database.pool_min") or 1))
+    store = engines.open(
+        url if url is not None else str(settings.db_path),
+        pool_min=pool_min, pool_max=int(settings.get("database.pool_max") or 10),
+        synchronous=str(settings.get("store.durability") or "full").upper(),
+        busy_timeout_ms=None if busy_ms is None else int(busy_ms),
+    )
     try:
         refuse_half_migrated(store)
     except BaseException:

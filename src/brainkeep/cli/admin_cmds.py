@@ -56,9 +56,9 @@ def init(cli: CliContext, embeddings: str | None, database: str | None) -> None:
         values["embeddings.provider"] = embeddings
     url = database or settings.env.get(DATABASE_URL_ENV) or None
     if url is not None:
-        from brainkeep.store.postgres.conninfo import is_postgres_url, strip_password
+        from brainkeep.store import is_database_url, strip_password
 
-        if not is_postgres_url(url):
+        if not is_database_url(url):
             raise InvalidInput(
                 "--database takes a PostgreSQL URL (postgresql://user@host:port/database).",
                 suggestion="Pass e.g. --database postgresql://brainkeep@localhost:5432/brain; "
@@ -237,9 +237,9 @@ def config_set(cli: CliContext, key: str, value: str) -> None:
     """Set KEY to VALUE (e.g. `brainkeep config set mcp_surface verbs`)."""
     coerced = coerce_value(key, value)
     if key == "database.url" and coerced:
-        from brainkeep.store.postgres.conninfo import is_postgres_url, strip_password
+        from brainkeep.store import is_database_url, strip_password
 
-        if not is_postgres_url(str(coerced)):
+        if not is_database_url(str(coerced)):
             raise InvalidInput("database.url takes a postgresql:// URL (blank: SQLite).",
                                suggestion="e.g. postgresql://brainkeep@localhost:5432/brain",
                                field="value")

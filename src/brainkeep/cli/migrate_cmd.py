@@ -12,10 +12,9 @@ from rich.table import Table
 
 from brainkeep.cli.app import CliContext, emit, json_option
 from brainkeep.core.verify import verify_brain
+from brainkeep.store import is_database_url, label_of, strip_password
 from brainkeep.store.base import Store
 from brainkeep.store.migrate import DEFAULT_BATCH, MigrationSummary, migrate
-from brainkeep.store.migrate_sides import label_of
-from brainkeep.store.postgres.conninfo import is_postgres_url, strip_password
 
 pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 
@@ -64,7 +63,7 @@ def migrate_(cli: CliContext, target: str, batch_size: int) -> None:
 
 
 def _next_step(target: str) -> str:
-    if is_postgres_url(target):
+    if is_database_url(target):
         return ("Serve it: `brainkeep init --database "
                 f"{strip_password(target)}` in a brain home (the password from "
                 "BRAINKEEP_DATABASE_URL, PGPASSWORD or ~/.pgpass).")

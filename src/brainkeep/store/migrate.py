@@ -31,9 +31,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from brainkeep.errors import InvalidInput, StoreError
+from brainkeep.store import label_of
 from brainkeep.store.base import Store
 from brainkeep.store.migrate_marker import MARKER_KEY, refuse_half_migrated
-from brainkeep.store.migrate_sides import Side, label_of, open_target
+from brainkeep.store.migrate_sides import Side, open_target
 
 PROGRESS_KEY = "migration.progress"
 DEFAULT_BATCH = 500

@@ -18,10 +18,9 @@ from typing import Any
 import numpy as np
 
 from brainkeep.store.base import Store
-from brainkeep.store.postgres.conninfo import describe_target, is_postgres_url
 
-# Where the FTS5 rows of a SQLite brain come from (store/sqlite/pages.py and
-# memories.py write them; expire, delete and redact remove them).
+# Where the FTS5 rows of a SQLite brain come from (store/sqlite/page_fts.py and
+# memory_text.py write them; expire, delete and redact remove them).
 _SQLITE_FTS = (
     "DELETE FROM pages_fts",
     "DELETE FROM chunks_fts",
@@ -38,18 +37,9 @@ _SQLITE_FTS = (
 
 def open_target(target: str) -> Store:
     """A store on ``target``: a ``postgresql://`` URL or a SQLite file path (created)."""
-    if is_postgres_url(target):
-        from brainkeep.store.postgres import PostgresStore  # only PostgreSQL needs psycopg
+    from brainkeep import store  # the engine factory (store/__init__.py)
 
-        return PostgresStore(target, pool_min=1, pool_max=2)
-    from brainkeep.store.sqlite import SQLiteStore
-
-    return SQLiteStore(target)
-
-
-def label_of(target: str) -> str:
-    """``target`` as it may be printed: host:port and database, or the path."""
-    return f"postgresql {describe_target(target)}" if is_postgres_url(target) else target
+    return store.open(target, pool_min=1, pool_max=2)
 
 
 @dataclass
