@@ -23,12 +23,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import TYPE_CHECKING
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 from brainkeep.errors import BrainkeepError
-
-if TYPE_CHECKING:
-    from brainkeep.store.sqlite.engine import SQLiteEngine
 
 log = logging.getLogger("brainkeep.store")
 
@@ -50,6 +48,15 @@ ANALYSIS_LIMIT = 1000
 _RELOAD_TABLE = "brainkeep_statistics_reload"
 
 
+class Engine(Protocol):
+    """What a refresh needs of the SQLite engine (engine.py owns the watch: no import back)."""
+
+    def execute(self, sql: str) -> object: ...
+    def scalar(self, sql: str) -> Any: ...
+    def all(self, sql: str) -> list[Any]: ...
+    def transaction(self) -> AbstractContextManager[None]: ...
+
+
 def grown(recorded: dict[str, int], now: dict[str, int]) -> bool:
     """True when a table of ``now`` outgrew what the statistics (``recorded``) describe."""
     return any(rows >= MIN_ROWS and rows > GROWTH * recorded.get(table, 0)
@@ -59,7 +66,7 @@ def grown(recorded: dict[str, int], now: dict[str, int]) -> bool:
 class StatisticsWatch:
     """Refreshes one brain's planner statistics when asked and when the brain outgrew them."""
 
-    def __init__(self, engine: SQLiteEngine, *, every: int = CHECK_EVERY_COMMITS) -> None:
+    def __init__(self, engine: Engine, *, every: int = CHECK_EVERY_COMMITS) -> None:
         """Watch ``engine``'s brain; ``every``: commits between checks (0: never check)."""
         self._engine = engine
         self._every = every
