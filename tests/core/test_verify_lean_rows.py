@@ -20,6 +20,8 @@ import pytest
 from brainkeep.brain import Brain
 from brainkeep.core.mnemo.remember import RememberInput
 from brainkeep.core.verify import verify_brain
+from brainkeep.store.sqlite import SQLiteStore
+from tests.store.contract import put_page
 
 
 def sql(home: Path, statement: str, params: tuple[object, ...] = ()) -> None:
@@ -94,3 +96,15 @@ def test_a_payload_that_is_not_json_names_its_event(brain: Brain, home: Path, uu
     report = verify_brain(brain.store)
     assert not report.valid and report.first_broken is not None
     assert (report.first_broken.kind, report.first_broken.id) == ("event", "3")
+
+
+def test_a_memory_brain_walks_on_one_thread() -> None:
+    # Another thread's connection to ":memory:" is another, empty database.
+    store = SQLiteStore(":memory:")
+    try:
+        assert store.reads_across_threads() is False
+        put_page(store, "people/alice", "# Alice\n")
+        report = verify_brain(store)
+        assert (report.valid, report.events_checked, report.pages_checked) == (True, 1, 1)
+    finally:
+        store.close()

@@ -20,7 +20,7 @@ from brainkeep.core.audit import (
     state_input,
 )
 from brainkeep.core.models import MemoryDraft, NewEvent
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 from tests.store.contract import insert_memory, put_page, ts
 
 # Everything the canonical encoding escapes, or deliberately does not.
@@ -97,3 +97,7 @@ def test_page_checks_render_the_state_input(store: Store) -> None:
         assert (row.recorded_content, row.recorded_state, row.last_seq) == (
             state.recorded_content, state.recorded_state, state.last_seq)
 
+
+
+def test_a_file_or_server_brain_reads_across_threads(store: Store) -> None:
+    assert store.reads_across_threads() is True  # the full walk may use a second thread

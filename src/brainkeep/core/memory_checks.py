@@ -13,16 +13,16 @@ incremental verify, core/verify_since.py).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
+from hashlib import sha256
 
 from brainkeep.core.access_checks import unrecorded_ok
 from brainkeep.core.audit import memory_hash, memory_state_hash
 from brainkeep.core.integrity_rows import MemoryCheck, MemoryState
 from brainkeep.core.mnemo.models import REDACTED_TEXT
 from brainkeep.core.verify_since import Touched
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 
 
 @dataclass(frozen=True)
@@ -79,10 +79,6 @@ def memory_reason(state: MemoryState, previous: str | None, bridge: dict[str, st
     return None
 
 
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 def accepted(row: MemoryCheck, previous: str | None, bridge: dict[str, str | None],
              marker: int | None) -> bool:
     """True when the lean row passes every check ``memory_reason`` makes.
@@ -95,14 +91,16 @@ def accepted(row: MemoryCheck, previous: str | None, bridge: dict[str, str | Non
     if row.redacted_at:
         if row.text_if_redacted != REDACTED_TEXT:
             return False
-    elif row.content_text is None or _sha(row.content_text) != row.content_hash:
+    elif (row.content_text is None
+          or sha256(row.content_text.encode()).hexdigest() != row.content_hash):
         return False
     if row.recorded_content != row.content_hash or not links(row.prev_hash, previous, bridge):
         return False
     if row.recorded_state is None:
         if not unrecorded_ok(row.last_seq, marker):
             return False
-    elif row.state_text is None or _sha(row.state_text) != row.recorded_state:
+    elif (row.state_text is None
+          or sha256(row.state_text.encode()).hexdigest() != row.recorded_state):
         return False
     if row.tags == "[]" and row.tag_rows in (None, "[]"):
         return True

@@ -59,7 +59,7 @@ from brainkeep.core.memory_checks import BrokenRecord, touched_memories, walk_me
 from brainkeep.core.mnemo.models import VerifyOutcome
 from brainkeep.core.verify_log import EventWalk, walk_events_since, walk_log
 from brainkeep.core.verify_since import Touched, proved, start_point
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,12 @@ def walk(store: Store, *, agent_id: str | None = None, thread_id: str | None = N
     # The log and the pages on a second thread, the memories and grants here:
     # most of each scan is the engine's own work (SQLite's C, PostgreSQL's
     # server), which runs outside the GIL, so the two halves share two cores.
-    side = _worker().submit(_log_and_pages, store, trusted_key, marker)
+    side: futures.Future[tuple[EventWalk, tuple[int, list[Problem]]]]
+    if store.reads_across_threads():
+        side = _worker().submit(_log_and_pages, store, trusted_key, marker)
+    else:
+        side = futures.Future()
+        side.set_result(_log_and_pages(store, trusted_key, marker))
     try:
         grants, grant_breaks = check_grants(store, marker, {u for u, _, _ in tombstones})
         memories, verified, memory_breaks = walk_memories(

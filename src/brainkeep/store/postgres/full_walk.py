@@ -75,6 +75,10 @@ class FullWalkMixin:
 
     db: PostgresEngine
 
+    def reads_across_threads(self) -> bool:
+        """Always: every thread borrows from the same database's pool."""
+        return True
+
     def iter_event_digests(self, *, after_seq: int = 0) -> Iterator[EventDigest]:
         """Every event after ``after_seq`` in chain order, its hash input rendered."""
         for r in self.db.stream("SELECT * FROM events WHERE seq > %s ORDER BY seq",

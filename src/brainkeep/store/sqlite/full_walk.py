@@ -89,6 +89,10 @@ class FullWalkMixin:
         cursor.row_factory = None  # plain tuples: no Row per row
         return cursor
 
+    def reads_across_threads(self) -> bool:
+        """False for ``:memory:``, where each thread's connection is its own database."""
+        return self.db.path != ":memory:"
+
     def iter_event_digests(self, *, after_seq: int = 0) -> Iterator[EventDigest]:
         """Every event after ``after_seq`` in chain order, its hash input rendered."""
         rows = self._tuples(
