@@ -36,8 +36,8 @@ from pg_support import server
 
 from brainkeep.brain import open_brain
 from brainkeep.config import load_settings
+from brainkeep.core.ports.store import Store
 from brainkeep.core.verify import verify_brain
-from brainkeep.store.base import Store
 from brainkeep.store.migrate import DEFAULT_BATCH, migrate
 
 

@@ -23,11 +23,11 @@ from brainkeep.core.mnemo.service import MnemoService
 from brainkeep.core.models import DEFAULT_SOURCE
 from brainkeep.core.overlap import Overlap
 from brainkeep.core.pages import PageService
+from brainkeep.core.ports.store import Store
 from brainkeep.core.retrieval import CHUNK, MEMORY
 from brainkeep.core.search import SearchService
 from brainkeep.core.verbs.services import VerbServices
 from brainkeep.errors import BrainkeepError
-from brainkeep.store.base import Store
 from brainkeep.store.migrate_marker import refuse_half_migrated
 
 # Imported where used (the embedding services, the providers, the SQLite

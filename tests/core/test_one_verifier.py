@@ -21,10 +21,10 @@ from brainkeep.brain import Brain
 from brainkeep.core.context import Caller
 from brainkeep.core.mnemo.consolidate import ConsolidateInput
 from brainkeep.core.mnemo.remember import RememberInput
+from brainkeep.core.ports.store import Store
 from brainkeep.grpc.generated import mnemo_pb2 as pb
 from brainkeep.grpc.generated import mnemo_pb2_grpc as pb_grpc
 from brainkeep.grpc.server import start_grpc_server
-from brainkeep.store.base import Store
 
 RunCli = Callable[..., Result]
 # A trusted local caller of the acme tenant: sees the public gRPC memories below.

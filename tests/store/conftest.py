@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 from tests.store.engines import ENGINES, EngineSpec
 
 

@@ -33,7 +33,7 @@ from brainkeep.core.models import (
     Page,
     PageDraft,
 )
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 
 EPOCH = datetime(2025, 1, 1, tzinfo=UTC)
 

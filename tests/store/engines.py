@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 from brainkeep.store.sqlite import SQLiteStore
 
 

@@ -15,8 +15,8 @@ import time
 from collections import Counter
 
 from brainkeep.core.models import MemoryDraft
+from brainkeep.core.ports.store import Store
 from brainkeep.core.verify import verify_brain
-from brainkeep.store.base import Store
 from tests.store.conftest import Engine
 from tests.store.contract import chain_errors, insert_memory, memory_chain_errors, new_event, ts
 from tests.store.engines import open_engine

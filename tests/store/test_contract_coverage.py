@@ -14,8 +14,8 @@ import ast
 import inspect
 from pathlib import Path
 
-from brainkeep.store.base import Store
-from brainkeep.store.search_index import SearchIndex
+from brainkeep.core.ports.search_index import SearchIndex
+from brainkeep.core.ports.store import Store
 from brainkeep.store.sqlite import SQLiteStore
 
 HERE = Path(__file__).resolve().parent

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from brainkeep.core.models import NewEvent, SessionCursor
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 from tests.store.contract import PRIVATE_PAGE, new_event, put_page, ts
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 from tests.store.conftest import Engine
 
 KEYS = {"engine", "target", "server_version", "vector", "pool", "cache", "migrations"}

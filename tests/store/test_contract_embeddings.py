@@ -5,8 +5,8 @@ from __future__ import annotations
 import struct
 
 from brainkeep.core.models import MemoryDraft, Page
+from brainkeep.core.ports.store import Store
 from brainkeep.core.retrieval import CHUNK, MEMORY, NewEmbedding
-from brainkeep.store.base import Store
 from tests.store.contract import PRIVATE_PAGE, insert_memory, put_page, ts
 
 MODEL, DIM = "test-model", 3

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from brainkeep.core.mnemo.models import Delegation, MemoryFilter
 from brainkeep.core.models import Memory, MemoryDraft
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 from tests.store.contract import NOW, insert_memory, ts
 
 

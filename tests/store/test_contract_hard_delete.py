@@ -11,8 +11,8 @@ from __future__ import annotations
 from brainkeep.core.events import memory_delete
 from brainkeep.core.mnemo.models import Delegation
 from brainkeep.core.models import Memory, MemoryDraft
+from brainkeep.core.ports.store import Store
 from brainkeep.core.scope import ReadScope
-from brainkeep.store.base import Store
 from tests.store.contract import NOW, insert_memory, ts
 
 

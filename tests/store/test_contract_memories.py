@@ -10,9 +10,9 @@ from __future__ import annotations
 from brainkeep.core.audit import memory_hash
 from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.models import Memory, MemoryDraft
+from brainkeep.core.ports.store import Store
 from brainkeep.core.retrieval import FactFilter
 from brainkeep.core.scope import ReadScope
-from brainkeep.store.base import Store
 from tests.store.contract import insert_memory, ts
 
 LOCAL = ReadScope(trusted=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from brainkeep.core.models import MemoryDraft
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 from tests.store.conftest import Engine
 from tests.store.contract import insert_memory, put_page, ts
 

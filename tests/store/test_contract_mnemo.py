@@ -7,7 +7,7 @@ from dataclasses import replace
 from brainkeep.core.events import memory_delete
 from brainkeep.core.mnemo.models import Checkpoint, Delegation, Grant
 from brainkeep.core.models import Memory, MemoryDraft, NewEvent
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 from tests.store.contract import NOW, insert_memory, ts
 
 

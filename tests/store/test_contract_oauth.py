@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from brainkeep.core.oauth.models import ACCESS, CODE, REFRESH, OAuthClient, OAuthGrant
+from brainkeep.core.ports.store import Store
 from brainkeep.core.tokens import hash_secret
-from brainkeep.store.base import Store
 from tests.store.conftest import Engine
 from tests.store.contract import ts
 

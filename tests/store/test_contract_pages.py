@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from brainkeep.core.models import Link, TimelineEntry
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 from tests.store.contract import PRIVATE_PAGE, page_draft, put_page, ts
 
 ALICE = """---

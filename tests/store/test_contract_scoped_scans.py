@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from brainkeep.core.models import Memory, MemoryDraft
+from brainkeep.core.ports.store import Store
 from brainkeep.core.scope import ReadScope
-from brainkeep.store.base import Store
 from tests.store.contract import insert_memory, ts
 
 OWNER = ReadScope(org_id=None, reader="owner")

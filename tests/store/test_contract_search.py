@@ -10,10 +10,10 @@ import numpy as np
 
 from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.models import MemoryDraft
+from brainkeep.core.ports.store import Store
 from brainkeep.core.query import PageScope, query_terms
 from brainkeep.core.retrieval import CHUNK, MEMORY, PAGE, FactFilter, NewEmbedding
 from brainkeep.core.scope import ReadScope
-from brainkeep.store.base import Store
 from tests.store.contract import PRIVATE_PAGE, insert_memory, put_page, ts
 
 MODEL, DIM = "test-model", 3

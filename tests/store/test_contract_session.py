@@ -13,8 +13,8 @@ import threading
 import numpy as np
 import pytest
 
+from brainkeep.core.ports.store import Store
 from brainkeep.core.retrieval import CHUNK, NewEmbedding
-from brainkeep.store.base import Store
 from tests.store.conftest import Engine
 from tests.store.contract import NOW, new_event, put_page
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from brainkeep.core.ports.store import Store
 from brainkeep.core.token_models import ApiToken
 from brainkeep.core.tokens import hash_secret
-from brainkeep.store.base import Store
 from tests.store.contract import ts
 
 

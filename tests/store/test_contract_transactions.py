@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from brainkeep.core.models import MemoryDraft, SessionCursor
+from brainkeep.core.ports.store import Store
 from brainkeep.core.token_models import ApiToken
-from brainkeep.store.base import Store
 from tests.store.conftest import Engine
 from tests.store.contract import (
     NOW,

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import pytest
 
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 from brainkeep.store.postgres import PostgresStore
 from brainkeep.store.sqlite import SQLiteStore
 

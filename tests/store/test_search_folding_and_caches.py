@@ -21,12 +21,12 @@ import psycopg
 import pytest
 
 from brainkeep.core.models import MemoryDraft
+from brainkeep.core.ports.store import Store
 from brainkeep.core.query import PageScope, query_terms
 from brainkeep.core.retrieval import CHUNK, MEMORY, PAGE, FactFilter, NewEmbedding
 from brainkeep.core.scope import ReadScope
 from brainkeep.core.slugs import strip_accents
 from brainkeep.errors import StoreError
-from brainkeep.store.base import Store
 from brainkeep.store.postgres import PostgresStore
 from brainkeep.store.postgres.columns import MEMORY_FIELDS
 from brainkeep.store.postgres.fold import FOLDED_RANGES, fold, fold_function_sql, fold_table

@@ -20,7 +20,7 @@ from brainkeep.errors import BrainkeepError, InvalidInput, NotFound
 if TYPE_CHECKING:  # the brain loads when a command opens it, not for `--help`
     from brainkeep.brain import Brain
     from brainkeep.core.context import Caller
-    from brainkeep.store.base import Store
+    from brainkeep.core.ports.store import Store
 
 # CLI exit codes per error code (documented in docs/cli.md).
 EXIT_CODES = {

@@ -11,9 +11,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from brainkeep.cli.app import CliContext, emit, json_option
+from brainkeep.core.ports.store import Store
 from brainkeep.core.verify import verify_brain
 from brainkeep.store import is_database_url, label_of, strip_password
-from brainkeep.store.base import Store
 from brainkeep.store.migrate import DEFAULT_BATCH, MigrationSummary, migrate
 
 pass_cli = click.make_pass_decorator(CliContext, ensure=True)

@@ -23,7 +23,7 @@ from brainkeep.core.audit import (
     page_state_hash,
 )
 from brainkeep.core.integrity_rows import PageCheck, PageState, Vanished
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from brainkeep.core import signing
 from brainkeep.core.audit import canonical
 from brainkeep.core.models import DEFAULT_SOURCE, Event, NewEvent
+from brainkeep.core.ports.store import Store
 from brainkeep.errors import InvalidInput
-from brainkeep.store.base import Store
 
 CHECKPOINT_KIND = "chain.checkpoint"
 _HEAD = re.compile(r"^([1-9][0-9]{0,18}):([0-9a-f]{64})$")

@@ -22,11 +22,11 @@ import numpy as np
 
 from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.models import Memory, Page
+from brainkeep.core.ports.search_index import SearchIndex, SearchScope
+from brainkeep.core.ports.store import Store
 from brainkeep.core.query import PageScope, words_of
 from brainkeep.core.retrieval import CHUNK, MEMORY, NewEmbedding, ScoredId
 from brainkeep.errors import Unavailable
-from brainkeep.store.base import Store
-from brainkeep.store.search_index import SearchIndex, SearchScope
 
 log = logging.getLogger("brainkeep.embeddings")
 

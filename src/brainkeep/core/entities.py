@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from brainkeep.core.models import Page
+from brainkeep.core.ports.store import Store
 from brainkeep.core.slugs import is_valid_slug, normalize_alias, slugify
-from brainkeep.store.base import Store
 
 
 @dataclass(frozen=True)

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 
 from brainkeep.core.entities import resolve_entity
 from brainkeep.core.entity_names import is_leading_part, typo_word
+from brainkeep.core.ports.store import Store
 from brainkeep.core.query import PageScope, QueryTerms
 from brainkeep.core.retrieval import PAGE
 from brainkeep.core.slugs import is_valid_slug, normalize_alias, slugify
-from brainkeep.store.base import Store
 
 # Pages one candidate read may return. A read that fills it cannot prove a
 # match unique, so a leading part is then `ambiguous` and the typo tier abstains.

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from brainkeep.core.models import Event
+from brainkeep.core.ports.store import Store
 from brainkeep.core.scope import ReadScope
 from brainkeep.core.tenant_fence import operator_covers
-from brainkeep.store.base import Store
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,10 @@ from brainkeep.core.models import (
     Memory,
     MemoryDraft,
 )
+from brainkeep.core.ports.store import Store
 from brainkeep.core.retrieval import FactFilter
 from brainkeep.core.scope import can_see, may_change
 from brainkeep.errors import InvalidInput, NotFound, PermissionDenied
-from brainkeep.store.base import Store
 
 FACT_LIMIT_MAX = 100
 # Integer fact ids fit SQLite's signed 64-bit column; longer digit strings cannot name one.

@@ -15,6 +15,8 @@ from brainkeep.core.embedding import Embeddings
 from brainkeep.core.fusion import Fusion
 from brainkeep.core.models import Memory
 from brainkeep.core.overlap import Overlap, inline
+from brainkeep.core.ports.search_index import SearchIndex
+from brainkeep.core.ports.store import Store
 from brainkeep.core.query import query_terms
 from brainkeep.core.retrieval import CHUNK, MEMORY, FactFilter, ScoredId
 from brainkeep.core.search import (
@@ -24,8 +26,6 @@ from brainkeep.core.search import (
     VectorHits,
 )
 from brainkeep.errors import Unavailable
-from brainkeep.store.base import Store
-from brainkeep.store.search_index import SearchIndex
 
 log = logging.getLogger(__name__)
 

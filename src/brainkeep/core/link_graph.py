@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 
 MAX_HOPS = 2
 # A hub page can have thousands of links; the picture stays readable and cheap.

@@ -21,8 +21,8 @@ from brainkeep.core.access_checks import unrecorded_ok
 from brainkeep.core.audit import memory_hash, memory_state_hash
 from brainkeep.core.integrity_rows import MemoryCheck, MemoryState
 from brainkeep.core.mnemo.models import REDACTED_TEXT
-from brainkeep.core.verify_since import Touched
 from brainkeep.core.ports.store import Store
+from brainkeep.core.verify_since import Touched
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import TypeVar
 
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 
 T = TypeVar("T")
 

@@ -19,9 +19,9 @@ from brainkeep.core.markdown import (
     with_frontmatter,
 )
 from brainkeep.core.models import DEFAULT_SOURCE, Link, NewEvent, Page, PageDraft, TimelineEntry
+from brainkeep.core.ports.store import Store
 from brainkeep.core.slugs import validate_slug
 from brainkeep.errors import InvalidInput, NotFound
-from brainkeep.store.base import Store
 
 MAX_PAGE_BYTES = 1_048_576  # 1 MiB of UTF-8 markdown per page
 LIST_LIMIT_MAX = 500

@@ -1,7 +1,7 @@
 """Query analysis: the one place user text becomes search terms.
 
 Core analyses a query into a ``QueryTerms`` value and hands it to the
-engine's ``SearchIndex`` (``store/search_index.py``); how an engine matches
+engine's ``SearchIndex`` (``core/ports/search_index.py``); how an engine matches
 terms (an FTS5 query, a tsquery, ...) is the engine's business, so no query
 syntax is ever built here.
 """

@@ -38,11 +38,11 @@ from typing import Protocol
 from brainkeep.core.feedback import expansion_terms
 from brainkeep.core.fusion import CHUNKS_PER_PAGE, PageFusion, PageRanking, PageScore
 from brainkeep.core.overlap import Overlap, inline
+from brainkeep.core.ports.search_index import SearchIndex
+from brainkeep.core.ports.store import Store
 from brainkeep.core.query import PageScope, QueryTerms, query_terms, words_of
 from brainkeep.core.retrieval import CHUNK, PAGE, PageHead, ScoredId
 from brainkeep.core.slugs import normalize_alias
-from brainkeep.store.base import Store
-from brainkeep.store.search_index import SearchIndex
 
 DEGRADED_KEYWORD_ONLY = "keyword_only_no_embedding_provider"
 DEGRADED_PROVIDER_DOWN = "keyword_only_embedding_provider_unavailable"

@@ -1,6 +1,6 @@
 """The stored bearer token value, shared by the token service and the store seam.
 
-It lives apart from ``core/tokens.py`` because ``store/base.py`` names it in
+It lives apart from ``core/tokens.py`` because ``core/ports/store.py`` names it in
 the Store protocol while the token service depends on that protocol: one
 module holding both would make the two import each other.
 """

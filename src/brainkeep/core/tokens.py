@@ -27,7 +27,7 @@ from brainkeep.core.ttl import parse_ttl
 from brainkeep.errors import InvalidInput, NotFound
 
 if TYPE_CHECKING:
-    from brainkeep.store.base import Store
+    from brainkeep.core.ports.store import Store
 
 __all__ = ["ApiToken", "CreatedToken", "TokenCheck", "TokenService", "hash_secret",
            "parse_scopes"]

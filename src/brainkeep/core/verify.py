@@ -57,9 +57,9 @@ from brainkeep.core.anchor import ChainHead, check_anchor
 from brainkeep.core.integrity_rows import VerifiedCheckpoint
 from brainkeep.core.memory_checks import BrokenRecord, touched_memories, walk_memories
 from brainkeep.core.mnemo.models import VerifyOutcome
+from brainkeep.core.ports.store import Store
 from brainkeep.core.verify_log import EventWalk, walk_events_since, walk_log
 from brainkeep.core.verify_since import Touched, proved, start_point
-from brainkeep.core.ports.store import Store
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from brainkeep.core.anchor import CHECKPOINT_KIND, ChainHead, checkpoint_problem
 from brainkeep.core.audit import GENESIS, event_body, event_hash
 from brainkeep.core.memory_checks import BrokenRecord
 from brainkeep.core.models import Event
+from brainkeep.core.ports.store import Store
 from brainkeep.core.verify_since import Touched
-from brainkeep.store.base import Store
 
 
 @dataclass(frozen=True)

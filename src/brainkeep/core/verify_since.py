@@ -33,7 +33,7 @@ from brainkeep.core import signing
 from brainkeep.core.anchor import ChainHead, head_message
 from brainkeep.core.integrity_rows import VerifiedCheckpoint
 from brainkeep.core.models import Event
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 
 _GRANT_KEYS = {"acl": "acl_hash", "delegation": "delegation_hash"}
 

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from brainkeep.core.event_scope import NOBODY, Owner, log_visible, tenant
+from brainkeep.core.ports.store import Store
 from brainkeep.core.scope import ReadScope
-from brainkeep.store.base import Store
 
 OAUTH_PREFIX = "oauth:"
 # A name not seen yet (a token made after the page opened) reloads the map,

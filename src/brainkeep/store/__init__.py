@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 
 if TYPE_CHECKING:
     from brainkeep.store.sqlite import SQLiteStore

@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from brainkeep.core.ports.store import Store
 from brainkeep.errors import InvalidInput, StoreError
 from brainkeep.store import label_of
-from brainkeep.store.base import Store
 from brainkeep.store.migrate_marker import MARKER_KEY, refuse_half_migrated
 from brainkeep.store.migrate_sides import Side, open_target
 

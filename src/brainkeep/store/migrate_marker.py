@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 
+from brainkeep.core.ports.store import Store
 from brainkeep.errors import Unavailable
-from brainkeep.store.base import Store
 
 MARKER_KEY = "migration.in_progress"
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 
 # Where the FTS5 rows of a SQLite brain come from (store/sqlite/page_fts.py and
 # memory_text.py write them; expire, delete and redact remove them).

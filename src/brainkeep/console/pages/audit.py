@@ -33,8 +33,8 @@ from brainkeep.console.web import Viewer, action, page, render
 from brainkeep.core import signing
 from brainkeep.core.event_scope import EventSubjects, event_visible, log_visible
 from brainkeep.core.models import Event
+from brainkeep.core.ports.store import Store
 from brainkeep.core.verify import BrokenRecord, VerifyReport, verify_brain
-from brainkeep.store.base import Store
 
 PAGE_SIZE = 50
 # Events a page examines at most when the viewer sees only some (a bounded

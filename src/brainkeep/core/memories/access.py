@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from brainkeep.core.mnemo.models import IMPLIED
 from brainkeep.core.models import Memory
+from brainkeep.core.ports.store import Store
 from brainkeep.core.scope import ReadScope
-from brainkeep.store.base import Store
 
 
 def holds(store: Store, memory: Memory, scope: ReadScope, permission: str,

@@ -15,7 +15,7 @@ from brainkeep.core import events, validate
 from brainkeep.core.audit import memory_hash
 from brainkeep.core.ids import uuid7
 from brainkeep.core.models import Event, Memory, MemoryDraft
-from brainkeep.store.base import Store
+from brainkeep.core.ports.store import Store
 
 
 def normalize_fact(text: str) -> str:

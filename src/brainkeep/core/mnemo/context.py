@@ -11,10 +11,10 @@ from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.mnemo.reads import ReadLog
 from brainkeep.core.mnemo.writer import GroupCommit
 from brainkeep.core.models import Event, Memory, NewEvent
-from brainkeep.store.search_index import SearchIndex
+from brainkeep.core.ports.search_index import SearchIndex
 
 if TYPE_CHECKING:  # the store protocol imports our models: type-only to avoid a cycle
-    from brainkeep.store.base import Store
+    from brainkeep.core.ports.store import Store
 
 T = TypeVar("T")
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
-    from brainkeep.store.base import Store
+    from brainkeep.core.ports.store import Store
 
 T = TypeVar("T")
 MAX_BATCH = 128

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from brainkeep.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from brainkeep.store.base import Store
+    from brainkeep.core.ports.store import Store
 
 META_KEY = "oauth.admin_password"
 MIN_LENGTH = 8

@@ -30,7 +30,7 @@ from brainkeep.core.tokens import TokenCheck, hash_secret, parse_scopes
 from brainkeep.errors import InvalidInput, NotFound
 
 if TYPE_CHECKING:
-    from brainkeep.store.base import Store
+    from brainkeep.core.ports.store import Store
 
 CODE_TTL_S = 300
 ACCESS_TTL_S = 3600

@@ -16,10 +16,10 @@ if TYPE_CHECKING:
     from brainkeep.core.facts import FactService
     from brainkeep.core.hybrid import FactSearch
     from brainkeep.core.overlap import Overlap
+    from brainkeep.core.ports.store import Store
     from brainkeep.core.search import SearchService
     from brainkeep.errors import BrainkeepError
     from brainkeep.providers.chat import ChatProvider
-    from brainkeep.store.base import Store
 
 
 @dataclass(frozen=True)

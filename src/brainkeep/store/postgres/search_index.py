@@ -14,12 +14,12 @@ from collections.abc import Collection
 import numpy as np
 
 from brainkeep.core.mnemo.models import MemoryFilter
+from brainkeep.core.ports.search_index import SearchScope
 from brainkeep.core.query import PageScope, QueryTerms
 from brainkeep.core.retrieval import CHUNK, MEMORY, PAGE, FactFilter, ScoredId
 from brainkeep.store.postgres.engine import PostgresEngine
 from brainkeep.store.postgres.keyword import TsKeyword
 from brainkeep.store.postgres.nearest import EXACT_MAX, VectorSearch
-from brainkeep.store.search_index import SearchScope
 
 
 def _page_scope(kind: str, scope: SearchScope | None) -> PageScope:

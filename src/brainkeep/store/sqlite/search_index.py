@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from brainkeep.core.mnemo.models import MemoryFilter
+from brainkeep.core.ports.search_index import SearchScope
 from brainkeep.core.query import PageScope, QueryTerms
 from brainkeep.core.retrieval import CHUNK, MEMORY, PAGE, FactFilter, ScoredId
-from brainkeep.store.search_index import SearchScope
 from brainkeep.store.sqlite.ann_files import BaseFiles, vectors_dir
 from brainkeep.store.sqlite.ann_index import AnnVectorIndex
 from brainkeep.store.sqlite.engine import SQLiteEngine

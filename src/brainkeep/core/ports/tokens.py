@@ -1,6 +1,6 @@
 """The tokens repository: HTTP bearer tokens, stored hashed (core/tokens.py).
 
-Part of the Store protocol (store/base.py); no method commits on its own.
+Part of the Store protocol (core/ports/store.py); no method commits on its own.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The read log: who recalled what, kept beside the hash chain, not in it.
 
-Part of the Store protocol (store/base.py); no method commits on its own.
+Part of the Store protocol (core/ports/store.py); no method commits on its own.
 """
 
 from __future__ import annotations

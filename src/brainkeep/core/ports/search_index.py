@@ -4,7 +4,7 @@ Core analyses the query (``core.query.QueryTerms``) and fuses ranked lists
 (``core.fusion``); an engine answers the two primitive questions, each as
 scored ids best first, with its own mechanics (SQLite: FTS5 and a mmapped
 HNSW index with an exact delta, ``store/sqlite/search_index.py``; Postgres:
-tsvector and pgvector). Nothing here names a query syntax, a rowid or a watermark.
+tsvector and pgvector). Nothing here names a query syntax, a row-id column or a watermark.
 
 Kinds: ``chunk`` (page chunks; ``ScoredId.page_id`` is the chunk's page),
 ``page`` (titles and aliases; keyword only; ``id`` = ``page_id``) and

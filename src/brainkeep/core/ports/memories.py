@@ -1,7 +1,7 @@
 """The memories repository: the one table of MCP facts and gRPC memories.
 
 Writes, reads by id, filtered lists, lifecycle changes and topic documents.
-Part of the Store protocol (store/base.py); no method commits on its own.
+Part of the Store protocol (core/ports/store.py); no method commits on its own.
 """
 
 from __future__ import annotations

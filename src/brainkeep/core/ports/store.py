@@ -2,7 +2,7 @@
 
 Domain code talks only to this interface; every engine (SQLite, PostgreSQL)
 implements it and passes the same contract suite (tests/store/). It is
-composed of one repository protocol per concern (store/repos/: pages,
+composed of one repository protocol per concern (core/ports/: pages,
 memories, events, sharing, cursors, tokens, embeddings, reads) plus the engine's
 SearchIndex; a service may depend on just the repositories it uses. Methods
 never commit on their own: callers group writes in ``transaction()``.
@@ -13,15 +13,15 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from brainkeep.store.repos.cursors import CursorRepository
-from brainkeep.store.repos.embeddings import EmbeddingRepository
-from brainkeep.store.repos.events import EventLog
-from brainkeep.store.repos.memories import MemoryRepository
-from brainkeep.store.repos.oauth import OAuthRepository
-from brainkeep.store.repos.pages import PageRepository
-from brainkeep.store.repos.reads import ReadRepository
-from brainkeep.store.repos.sharing import SharingRepository
-from brainkeep.store.repos.tokens import TokenRepository
+from brainkeep.core.ports.cursors import CursorRepository
+from brainkeep.core.ports.embeddings import EmbeddingRepository
+from brainkeep.core.ports.events import EventLog
+from brainkeep.core.ports.memories import MemoryRepository
+from brainkeep.core.ports.oauth import OAuthRepository
+from brainkeep.core.ports.pages import PageRepository
+from brainkeep.core.ports.reads import ReadRepository
+from brainkeep.core.ports.sharing import SharingRepository
+from brainkeep.core.ports.tokens import TokenRepository
 
 
 class Store(

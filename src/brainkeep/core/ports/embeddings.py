@@ -1,7 +1,7 @@
 """The embeddings repository: stored vectors and the row views retrieval reads.
 
-The index itself is the engine's SearchIndex (store/search_index.py). Part of
-the Store protocol (store/base.py); no method commits on its own.
+The index itself is the engine's SearchIndex (core/ports/search_index.py). Part of
+the Store protocol (core/ports/store.py); no method commits on its own.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Protocol
 from brainkeep.core.models import (
     Memory,
 )
+from brainkeep.core.ports.search_index import SearchIndex
 from brainkeep.core.retrieval import (
     ChunkView,
     EmbedTask,
@@ -19,7 +20,6 @@ from brainkeep.core.retrieval import (
     PageHead,
 )
 from brainkeep.core.scope import ReadScope
-from brainkeep.store.search_index import SearchIndex
 
 
 class EmbeddingRepository(Protocol):

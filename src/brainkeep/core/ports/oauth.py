@@ -1,6 +1,6 @@
 """The OAuth repository: clients and grants (codes, access and refresh tokens).
 
-Part of the Store protocol (store/base.py); no method commits on its own.
+Part of the Store protocol (core/ports/store.py); no method commits on its own.
 Secrets are stored as hashes only (core/oauth/service.py).
 """
 

@@ -2,7 +2,7 @@
 
 Streams are keyed on event seq, i.e. commit order.
 
-Part of the Store protocol (store/base.py); no method commits on its own.
+Part of the Store protocol (core/ports/store.py); no method commits on its own.
 """
 
 from __future__ import annotations

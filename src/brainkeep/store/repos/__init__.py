@@ -1,1 +1,0 @@
-"""The repository protocols the Store protocol is made of (store/base.py composes them)."""
