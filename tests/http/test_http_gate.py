@@ -14,9 +14,9 @@ from brainkeep.brain import open_brain
 from brainkeep.config import load_settings
 from brainkeep.core.tokens import TokenService
 from brainkeep.errors import InvalidInput
+from brainkeep.http_app import check_bind_allowed, is_loopback
 from brainkeep.mcp.auth import CALLER_SCOPE_KEY, bearer_secret, caller_from_request
 from brainkeep.mcp.gate import GateLimits, McpGate
-from brainkeep.http_app import check_bind_allowed, is_loopback
 from brainkeep.rate_limits import RateLimiter, retry_after_header
 
 

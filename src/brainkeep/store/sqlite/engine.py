@@ -178,6 +178,19 @@ class SQLiteEngine:
         return None if row is None else row[0]
 
     @contextmanager
+    def writing(self) -> Iterator[None]:
+        """The caller's transaction if this thread has one open, else a new one.
+
+        For engine-owned invariants (the event chain's tail) that must hold the
+        write lock even when a caller forgot ``transaction()``.
+        """
+        if self._local.depth:
+            yield
+            return
+        with self.transaction():
+            yield
+
+    @contextmanager
     def transaction(self) -> Iterator[None]:
         """Run the block atomically; nested blocks become savepoints.
 
