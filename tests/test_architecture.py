@@ -76,7 +76,7 @@ def test_no_sql_outside_the_store(path: Path) -> None:
 
 
 def test_the_sql_check_can_fail() -> None:
-    engine = SRC / "store" / "sqlite" / "pages.py"
+    engine = SRC / "store" / "sql" / "pages.py"
     assert sql_literals(engine), "the detector no longer finds SQL where it certainly is"
 
 

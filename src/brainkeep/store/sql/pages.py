@@ -1,22 +1,55 @@
-"""Pages, aliases, links, timeline, chunks and keyword page search (SQLite)."""
+"""Pages, aliases, links, timeline and chunks, for both engines.
+
+The keyword index of pages and chunks is the engine's, through two hooks
+the store class provides (``PageKeywordUpkeep``): SQLite keeps its FTS5 side
+tables ``pages_fts`` and ``chunks_fts`` by hand (``store/sqlite/page_fts.py``);
+PostgreSQL's are the generated ``tsv`` columns (``pages.tsv`` goes NULL when
+a page is soft-deleted, chunk search joins live pages, ``pages.alias_text`` is
+kept by a trigger on ``page_aliases``), so its hooks do nothing
+(``store/postgres/page_fts.py``). On both, deleting chunks or soft-deleting a
+page drops their vectors by trigger (migration 0005).
+
+What else differs goes through the dialect: SQLite's ``+col`` planner hints
+and ``CROSS JOIN`` ordering (PostgreSQL's planner has statistics and no such
+spelling), and a page's aliases in the order written (SQLite's ``rowid``,
+PostgreSQL's ``page_aliases.id``).
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from brainkeep.core.models import Link, Page, PageDraft, TimelineEntry
 from brainkeep.core.slugs import normalize_alias
 from brainkeep.store.rows import PAGE_COLUMNS, page_columns, page_from_row
-from brainkeep.store.sqlite.engine import SQLiteEngine
+from brainkeep.store.sql.dialect import SQL
+
+_LINK_COLUMNS = "p.slug AS from_slug, l.to_slug, l.link_type, l.link_source, l.context"
 
 
-class PagesMixin:
-    """Page persistence; expects ``self.db`` to be a ``SQLiteEngine``."""
+class PageKeywordUpkeep:
+    """The two hooks through which ``PagesMixin`` keeps the engine's keyword index.
 
-    db: SQLiteEngine
+    Annotations only: the engine's mixin defines them (a definition here
+    would shadow it, this class coming first in the store's bases).
+    """
+
+    # A page's title and aliases and its chunk rows are written (chunks
+    # already inserted): index them.
+    _fts_page_added: Callable[[int, str, list[str]], None]
+    # A page is soft-deleted or about to be rewritten (its chunk rows still
+    # there): drop its title, aliases and chunks from the index.
+    _fts_page_removed: Callable[[int], None]
+
+
+class PagesMixin(PageKeywordUpkeep):
+    """Page persistence over ``self.sql``."""
+
+    sql: SQL
 
     def get_page(self, source_id: str, slug: str, *, include_deleted: bool = False) -> Page | None:
-        row = self.db.one(
+        row = self.sql.one(
             f"SELECT {PAGE_COLUMNS} FROM pages WHERE source_id = ? AND slug = ?",
             (source_id, slug),
         )
@@ -28,11 +61,12 @@ class PagesMixin:
         """Live pages by slug (missing and deleted slugs are absent)."""
         if not slugs:
             return {}
-        marks = ",".join("?" * len(slugs))
-        rows = self.db.all(
-            f"SELECT {PAGE_COLUMNS} FROM pages WHERE source_id = ? AND slug IN ({marks}) "
+        params: list[object] = [source_id]
+        among = self.sql.dialect.in_list("slug", slugs, params)
+        rows = self.sql.all(
+            f"SELECT {PAGE_COLUMNS} FROM pages WHERE source_id = ? AND {among} "
             "AND deleted_at IS NULL",
-            (source_id, *slugs),
+            params,
         )
         return {row["slug"]: page_from_row(row) for row in rows}
 
@@ -52,16 +86,15 @@ class PagesMixin:
             parsed.summary,
         )
         if existing is None:
-            cursor = self.db.execute(
+            page_id = int(self.sql.scalar(
                 "INSERT INTO pages (source_id, slug, slug_tail, title, title_norm, type, "
                 "frontmatter, body, content, content_hash, visibility, summary, created_at, "
-                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (draft.source_id, draft.slug, *values, now, now),
-            )
-            page_id = int(cursor.lastrowid or 0)
+            ))
         else:
             page_id = existing.id
-            self.db.execute(
+            self.sql.execute(
                 "UPDATE pages SET slug_tail = ?, title = ?, title_norm = ?, type = ?, "
                 "frontmatter = ?, body = ?, content = ?, content_hash = ?, visibility = ?, "
                 "summary = ?, updated_at = ?, deleted_at = NULL WHERE id = ?",
@@ -90,27 +123,25 @@ class PagesMixin:
         )
 
     def _clear_derived(self, page_id: int) -> None:
-        self.db.execute(
-            "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE page_id = ?)",
-            (page_id,),
-        )
-        self.db.execute("DELETE FROM pages_fts WHERE rowid = ?", (page_id,))
+        # Before the chunks go: SQLite finds a page's FTS rows through them.
+        self._fts_page_removed(page_id)
         for table, column in (
             ("chunks", "page_id"),
             ("page_aliases", "page_id"),
             ("links", "from_page_id"),
             ("timeline_entries", "page_id"),
         ):
-            self.db.execute(f"DELETE FROM {table} WHERE {column} = ?", (page_id,))
+            self.sql.execute(f"DELETE FROM {table} WHERE {column} = ?", (page_id,))
 
     def _write_derived(self, page_id: int, draft: PageDraft) -> None:
         parsed = draft.parsed
         aliases = {normalize_alias(a): a for a in parsed.aliases if normalize_alias(a)}
-        self.db.executemany(
+        # Row by row, in this order: the alias order page_aliases() lists.
+        self.sql.executemany(
             "INSERT INTO page_aliases (page_id, alias, alias_norm) VALUES (?, ?, ?)",
             [(page_id, alias, norm) for norm, alias in aliases.items()],
         )
-        self.db.executemany(
+        self.sql.executemany(
             "INSERT INTO links (source_id, from_page_id, to_slug, link_type, link_source, "
             "context) VALUES (?, ?, ?, ?, ?, ?)",
             [
@@ -118,35 +149,23 @@ class PagesMixin:
                 for ln in parsed.links
             ],
         )
-        self.db.executemany(
+        self.sql.executemany(
             "INSERT INTO timeline_entries (page_id, ord, date, summary, detail) "
             "VALUES (?, ?, ?, ?, ?)",
             [(page_id, i, e.date, e.summary, e.detail) for i, e in enumerate(parsed.timeline)],
         )
-        self.db.executemany(
+        self.sql.executemany(
             "INSERT INTO chunks (page_id, ord, kind, text) VALUES (?, ?, ?, ?)",
             [(page_id, chunk.ord, chunk.kind, chunk.text) for chunk in draft.chunks],
         )
-        # One statement per page (not per chunk) fills the full-text index.
-        self.db.execute(
-            "INSERT INTO chunks_fts (rowid, text) SELECT id, text FROM chunks WHERE page_id = ?",
-            (page_id,),
-        )
-        self.db.execute(
-            "INSERT INTO pages_fts (rowid, title, aliases) VALUES (?, ?, ?)",
-            (page_id, parsed.title, " | ".join(aliases.values())),
-        )
+        self._fts_page_added(page_id, parsed.title, list(aliases.values()))
 
     def mark_page_deleted(self, page_id: int, now: str) -> None:
         """Soft delete: the row stays, search stops finding it."""
-        self.db.execute(
+        self.sql.execute(
             "UPDATE pages SET deleted_at = ?, updated_at = ? WHERE id = ?", (now, now, page_id)
         )
-        self.db.execute(
-            "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE page_id = ?)",
-            (page_id,),
-        )
-        self.db.execute("DELETE FROM pages_fts WHERE rowid = ?", (page_id,))
+        self._fts_page_removed(page_id)
 
     def list_pages(
         self,
@@ -166,6 +185,7 @@ class PagesMixin:
             clauses.append("type = ?")
             params.append(type)
         if prefix:
+            # Byte order on both engines (PostgreSQL's slugs are COLLATE "C").
             clauses.append("slug >= ? AND slug < ?")
             params.extend([prefix, prefix + "\uffff"])
         if updated_after:
@@ -176,7 +196,7 @@ class PagesMixin:
         if after_slug:
             clauses.append("slug > ?")
             params.append(after_slug)
-        rows = self.db.all(
+        rows = self.sql.all(
             f"SELECT {PAGE_COLUMNS} FROM pages WHERE {' AND '.join(clauses)} "
             "ORDER BY slug LIMIT ?",
             (*params, limit),
@@ -194,7 +214,7 @@ class PagesMixin:
     ) -> list[Page]:
         """Live pages after the keyset cursor ``(updated_at, slug)``, oldest first."""
         privacy = "" if include_private else "AND visibility = 'world'"
-        rows = self.db.all(
+        rows = self.sql.all(
             f"SELECT {PAGE_COLUMNS} FROM pages WHERE source_id = ? AND deleted_at IS NULL "
             f"AND (updated_at > ? OR (updated_at = ? AND slug > ?)) {privacy} "
             "ORDER BY updated_at, slug LIMIT ?",
@@ -203,8 +223,9 @@ class PagesMixin:
         return [page_from_row(r) for r in rows]
 
     def page_aliases(self, page_id: int) -> list[str]:
-        rows = self.db.all(
-            "SELECT alias FROM page_aliases WHERE page_id = ? ORDER BY rowid", (page_id,)
+        written = self.sql.dialect.pick(sqlite="rowid", postgres="id")
+        rows = self.sql.all(
+            f"SELECT alias FROM page_aliases WHERE page_id = ? ORDER BY {written}", (page_id,)
         )
         return [r["alias"] for r in rows]
 
@@ -212,11 +233,12 @@ class PagesMixin:
         """slug -> normalized aliases, for the given live pages."""
         if not slugs:
             return {}
-        marks = ",".join("?" * len(slugs))
-        rows = self.db.all(
+        params: list[object] = [source_id]
+        among = self.sql.dialect.in_list("p.slug", slugs, params)
+        rows = self.sql.all(
             "SELECT p.slug, a.alias_norm FROM page_aliases a JOIN pages p ON p.id = a.page_id "
-            f"WHERE p.source_id = ? AND p.slug IN ({marks})",
-            (source_id, *slugs),
+            f"WHERE p.source_id = ? AND {among}",
+            params,
         )
         found: dict[str, set[str]] = {}
         for row in rows:
@@ -224,9 +246,8 @@ class PagesMixin:
         return found
 
     def links_from(self, source_id: str, slug: str) -> list[Link]:
-        rows = self.db.all(
-            "SELECT p.slug AS from_slug, l.to_slug, l.link_type, l.link_source, l.context "
-            "FROM links l JOIN pages p ON p.id = l.from_page_id "
+        rows = self.sql.all(
+            f"SELECT {_LINK_COLUMNS} FROM links l JOIN pages p ON p.id = l.from_page_id "
             "WHERE p.source_id = ? AND p.slug = ? AND p.deleted_at IS NULL ORDER BY l.id",
             (source_id, slug),
         )
@@ -242,12 +263,9 @@ class PagesMixin:
         limit: int = 1000,
     ) -> list[Link]:
         """Backlinks: live pages linking to ``slug``."""
-        privacy = "" if include_private else "AND p.visibility = 'world'"
-        rows = self.db.all(
-            "SELECT p.slug AS from_slug, l.to_slug, l.link_type, l.link_source, l.context "
-            "FROM links l JOIN pages p ON p.id = l.from_page_id "
-            f"WHERE l.source_id = ? AND l.to_slug = ? AND p.deleted_at IS NULL {privacy} "
-            "AND l.link_type IS NOT ? ORDER BY l.link_type, p.slug LIMIT ?",
+        rows = self.sql.all(
+            f"SELECT {_LINK_COLUMNS} FROM links l JOIN pages p ON p.id = l.from_page_id "
+            f"WHERE {self._backlinks(include_private)} ORDER BY l.link_type, p.slug LIMIT ?",
             (source_id, slug, exclude_type, limit),
         )
         return [Link(**dict(r)) for r in rows]
@@ -260,18 +278,25 @@ class PagesMixin:
         include_private: bool = True,
         exclude_type: str | None = None,
     ) -> int:
-        privacy = "" if include_private else "AND p.visibility = 'world'"
         return int(
-            self.db.scalar(
+            self.sql.scalar(
                 "SELECT COUNT(*) FROM links l JOIN pages p ON p.id = l.from_page_id "
-                f"WHERE l.source_id = ? AND l.to_slug = ? AND p.deleted_at IS NULL {privacy} "
-                "AND l.link_type IS NOT ?",
+                f"WHERE {self._backlinks(include_private)}",
                 (source_id, slug, exclude_type),
             )
         )
 
+    def _backlinks(self, include_private: bool) -> str:
+        """WHERE of links ``l`` from live pages ``p`` to (source, slug), but of a type."""
+        privacy = "" if include_private else "AND p.visibility = 'world'"
+        # The cast types a NULL parameter for PostgreSQL; SQLite ignores it.
+        return (
+            f"l.source_id = ? AND l.to_slug = ? AND p.deleted_at IS NULL {privacy} "
+            f"AND l.link_type {self.sql.dialect.null_safe_ne} CAST(? AS TEXT)"
+        )
+
     def timeline(self, page_id: int) -> list[TimelineEntry]:
-        rows = self.db.all(
+        rows = self.sql.all(
             "SELECT p.slug, t.date, t.summary, t.detail FROM timeline_entries t "
             "JOIN pages p ON p.id = t.page_id WHERE t.page_id = ? ORDER BY t.date, t.ord",
             (page_id,),
@@ -279,13 +304,14 @@ class PagesMixin:
         return [TimelineEntry(**dict(r)) for r in rows]
 
     def find_pages_by_alias(self, source_id: str, alias_norm: str) -> list[Page]:
-        # CROSS JOIN fixes the join order: start from the alias index, not a
-        # scan of every page of the source.
-        rows = self.db.all(
+        # SQLite: CROSS JOIN fixes the join order, to start from the alias
+        # index rather than a scan of every page of the source.
+        pick = self.sql.dialect.pick
+        rows = self.sql.all(
             f"SELECT {page_columns('p')} FROM page_aliases a "
-            "CROSS JOIN pages p ON p.id = a.page_id WHERE a.alias_norm = ? "
-            "AND p.source_id = ? AND p.deleted_at IS NULL "
-            "ORDER BY +p.updated_at DESC, p.slug LIMIT 20",
+            f"{pick(sqlite='CROSS JOIN', postgres='JOIN')} pages p ON p.id = a.page_id "
+            "WHERE a.alias_norm = ? AND p.source_id = ? AND p.deleted_at IS NULL "
+            f"ORDER BY {pick(sqlite='+', postgres='')}p.updated_at DESC, p.slug LIMIT 20",
             (alias_norm, source_id),
         )
         return [page_from_row(r) for r in rows]
@@ -297,13 +323,14 @@ class PagesMixin:
         return self._find("slug_tail = ?", source_id, tail)
 
     def _find(self, clause: str, source_id: str, value: str) -> list[Page]:
-        # `+updated_at`: ordering by the bare column lets the planner (without
-        # statistics) walk the updated_at index over every page instead of
-        # using the equality index on `clause` — 20 ms instead of 0.02 ms.
-        rows = self.db.all(
+        # SQLite's `+updated_at`: ordering by the bare column lets its planner
+        # (without statistics) walk the updated_at index over every page
+        # instead of using the equality index on `clause` — 20 ms instead of
+        # 0.02 ms.
+        hint = self.sql.dialect.pick(sqlite="+", postgres="")
+        rows = self.sql.all(
             f"SELECT {PAGE_COLUMNS} FROM pages WHERE source_id = ? AND deleted_at IS NULL "
-            f"AND {clause} ORDER BY +updated_at DESC, slug LIMIT 20",
+            f"AND {clause} ORDER BY {hint}updated_at DESC, slug LIMIT 20",
             (source_id, value),
         )
         return [page_from_row(r) for r in rows]
-
