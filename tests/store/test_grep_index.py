@@ -18,9 +18,9 @@ from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.ports.store import Store
 from brainkeep.core.scope import ReadScope
+from brainkeep.store.sql.substring import MIN_INDEXED, SHORT_WINDOW
 from brainkeep.store.sqlite import grep as sqlite_grep
 from brainkeep.store.sqlite.engine import SQLiteEngine, _statements
-from brainkeep.store.substring import MIN_INDEXED, SHORT_WINDOW
 from tests.store.conftest import Engine
 from tests.store.contract import insert_memory, ts
 from tests.store.engines import ENGINES
@@ -234,9 +234,8 @@ def test_a_rare_needle_is_read_through_the_index(engine: Engine) -> None:
     db = store.db  # type: ignore[attr-defined]
     filt = MemoryFilter(source_id="default", reader="a1", now=NOW)
     if engine.name == "postgres":
-        from brainkeep.store.postgres.mnemo import memory_filter_sql as pg_filter
-
         from brainkeep.store.postgres import grep as pg_grep
+        from brainkeep.store.postgres.filters import memory_filter_sql as pg_filter
 
         db.execute("ANALYZE memories")
         where, params = pg_filter(filt)

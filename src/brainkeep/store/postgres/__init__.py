@@ -30,20 +30,22 @@ from brainkeep.store.postgres.engine import CONNECT_TIMEOUT_S, LOCK_TIMEOUT_MS, 
 from brainkeep.store.postgres.events import EventsMixin
 from brainkeep.store.postgres.full_walk import FullWalkMixin
 from brainkeep.store.postgres.integrity import IntegrityMixin
-from brainkeep.store.postgres.memories import MemoriesMixin
-from brainkeep.store.postgres.mnemo import MnemoMixin
+from brainkeep.store.postgres.memory_text import MemoryTextMixin
 from brainkeep.store.postgres.page_fts import PageFtsMixin
-from brainkeep.store.postgres.reads import ReadsMixin
 from brainkeep.store.postgres.vectors import VectorsMixin
 from brainkeep.store.sql.checkpoints import CheckpointsMixin
 from brainkeep.store.sql.dialect import POSTGRES, SQL
+from brainkeep.store.sql.memories import MemoriesMixin
+from brainkeep.store.sql.mnemo import MnemoMixin
 from brainkeep.store.sql.pages import PagesMixin
+from brainkeep.store.sql.reads import ReadsMixin
 from brainkeep.store.tokens_sql import TokensMixin
 from brainkeep.store.verified_heads_sql import VerifiedHeadsMixin
 
 
 class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, TokensMixin,
                     PageFtsMixin,
+                    MemoryTextMixin,
                     MnemoMixin, CheckpointsMixin, EventsMixin, AuditScansMixin,
                     IntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
                     VerifiedHeadsMixin, FullWalkMixin):

@@ -34,8 +34,7 @@ from brainkeep.core.query import QueryTerms
 from brainkeep.core.retrieval import FactFilter, ScoredId
 from brainkeep.store.postgres.columns import memory_columns
 from brainkeep.store.postgres.engine import PostgresEngine
-from brainkeep.store.postgres.filters import fact_filter_sql
-from brainkeep.store.postgres.mnemo import memory_filter_sql
+from brainkeep.store.postgres.filters import fact_filter_sql, memory_filter_sql
 from brainkeep.store.postgres.term_stats import (
     TERM_CACHE_SECONDS,
     TERM_CACHE_SIZE,
@@ -45,7 +44,7 @@ from brainkeep.store.postgres.term_stats import (
     bound,
     idf,
 )
-from brainkeep.store.rows import memory_from_row
+from brainkeep.store.sql.rows import memory_from_row
 
 # BM25 parameters (FTS5's, fixed there too).
 K1, B = 1.2, 0.75

@@ -15,17 +15,18 @@ from brainkeep.store.cursors_sql import CursorsMixin
 from brainkeep.store.oauth_sql import OAuthMixin
 from brainkeep.store.sql.checkpoints import CheckpointsMixin
 from brainkeep.store.sql.dialect import SQL, SQLITE
+from brainkeep.store.sql.memories import MemoriesMixin
+from brainkeep.store.sql.mnemo import MnemoMixin
 from brainkeep.store.sql.pages import PagesMixin
+from brainkeep.store.sql.reads import ReadsMixin
 from brainkeep.store.sqlite.audit_scans import AuditScansMixin
 from brainkeep.store.sqlite.changes import ChangesMixin
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.events import EventsMixin
 from brainkeep.store.sqlite.full_walk import FullWalkMixin
 from brainkeep.store.sqlite.integrity import IntegrityMixin
-from brainkeep.store.sqlite.memories import MemoriesMixin
-from brainkeep.store.sqlite.mnemo import MnemoMixin
+from brainkeep.store.sqlite.memory_text import MemoryTextMixin
 from brainkeep.store.sqlite.page_fts import PageFtsMixin
-from brainkeep.store.sqlite.reads import ReadsMixin
 from brainkeep.store.sqlite.search_index import SQLiteSearchIndex
 from brainkeep.store.sqlite.vectors import VectorsMixin
 from brainkeep.store.tokens_sql import TokensMixin
@@ -35,6 +36,7 @@ from brainkeep.store.verified_heads_sql import VerifiedHeadsMixin
 class SQLiteStore(
     PagesMixin, MemoriesMixin, EventsMixin, CursorsMixin, ChangesMixin, TokensMixin, MnemoMixin,
     PageFtsMixin,
+    MemoryTextMixin,
     CheckpointsMixin, AuditScansMixin, IntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
     VerifiedHeadsMixin, FullWalkMixin,
 ):

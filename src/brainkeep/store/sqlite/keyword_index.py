@@ -17,11 +17,11 @@ from typing import Any
 from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.query import QueryTerms
 from brainkeep.core.retrieval import FactFilter, ScoredId
-from brainkeep.store.rows import memory_from_row
+from brainkeep.store.sql.dialect import SQLITE
+from brainkeep.store.sql.filters import fact_filter_sql, memory_filter_sql
+from brainkeep.store.sql.rows import memory_from_row
 from brainkeep.store.sqlite.engine import SQLiteEngine
-from brainkeep.store.sqlite.mnemo import memory_filter_sql
 from brainkeep.store.sqlite.stems import TermStems, shared_stems
-from brainkeep.store.sqlite.vectors import fact_filter_sql
 
 TERM_CACHE_SECONDS = 30.0
 TERM_CACHE_SIZE = 50_000
@@ -219,7 +219,7 @@ class KeywordIndex:
         """
         if not plan.fts:
             return []
-        where, params = fact_filter_sql(self.source_id, filt, "m.")
+        where, params = fact_filter_sql(self.source_id, filt, "m.", dialect=SQLITE)
         if filt.narrowed:
             rows = self.db.all(
                 "SELECT m.id, bm25(memories_fts) AS score FROM memories_fts "
@@ -248,7 +248,7 @@ class KeywordIndex:
         """
         if not plan.fts:
             return []
-        where, params = memory_filter_sql(filt)
+        where, params = memory_filter_sql(filt, SQLITE)
         query: dict[str, Any] = {**params, "q": plan.fts, "limit": limit}
         pool = max(limit * 4, LEXICAL_POOL)
         while True:

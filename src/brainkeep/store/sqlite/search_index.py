@@ -8,9 +8,9 @@ below the crossover); an in-memory brain the exact ``VectorIndex``.
 
 Memory searches under a ``FactFilter`` or ``MemoryFilter`` return rows that
 pass the filter (the read scope included, compiled once in
-``visibility``/``fact_filter_sql``/``memory_filter_sql``): the nearest rows
-are re-checked and the search widened until ``k`` pass, and a scope that
-passes few of them (a small tenant) is scored exactly over its own rows.
+``store/sql/filters.py``): the nearest rows are re-checked and the search
+widened until ``k`` pass, and a scope that passes few of them (a small
+tenant) is scored exactly over its own rows.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.ports.search_index import SearchScope
 from brainkeep.core.query import PageScope, QueryTerms
 from brainkeep.core.retrieval import CHUNK, MEMORY, PAGE, FactFilter, ScoredId
+from brainkeep.store.sql.dialect import SQLITE
+from brainkeep.store.sql.filters import fact_filter_sql, memory_filter_sql
 from brainkeep.store.sqlite.ann_files import BaseFiles, vectors_dir
 from brainkeep.store.sqlite.ann_index import AnnVectorIndex
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.keyword_index import KeywordIndex
-from brainkeep.store.sqlite.mnemo import memory_filter_sql
 from brainkeep.store.sqlite.vector_index import SQLiteVectorRows, VectorHit, VectorIndex
-from brainkeep.store.sqlite.vectors import fact_filter_sql
 
 # Scoped memory search: widen the nearest rows up to this many, then fall back
 # to scoring the scope's own rows exactly if it has at most SCOPED_EXACT_MAX.
@@ -62,9 +62,9 @@ def _vector_sees_private(scope: SearchScope | None) -> bool:
 def _scope_sql(source_id: str, scope: FactFilter | MemoryFilter, *, by_ids: bool
                ) -> tuple[str, list[Any] | dict[str, Any]]:
     if isinstance(scope, FactFilter):
-        where, params = fact_filter_sql(source_id, scope, "m.", by_ids=by_ids)
+        where, params = fact_filter_sql(source_id, scope, "m.", dialect=SQLITE, by_ids=by_ids)
         return where, params
-    return memory_filter_sql(scope)
+    return memory_filter_sql(scope, SQLITE)
 
 
 class SQLiteSearchIndex:

@@ -1,9 +1,13 @@
-"""SQLite side of the Mnemo (gRPC) services: every query they need lives here.
+"""The Mnemo (gRPC) services' queries, for both engines.
 
-Visibility is decided in SQL (``memory_filter_sql``, built on ``visibility.py``, the
-one compiled form of the read scope that the MCP facts arm uses too) so every
-recall strategy applies the same tenant, lifecycle and access rules: the Mnemo
-reference filtered ``org_id`` in some strategies only.
+Visibility is decided in SQL (``filters.memory_filter_sql``, built on
+``scope.py``, the one compiled form of the read scope that the MCP facts arm
+uses too), so every recall strategy applies the same tenant, lifecycle and
+access rules. Substring recall and keyword-index upkeep are the engine's,
+through the hooks of ``memories.MemoryTextUpkeep``. A hard delete's tags,
+relations, ACLs and topic membership go by the migrations' ``ON DELETE
+CASCADE`` foreign keys on both engines. The sharing side (grants, ACLs,
+delegations) is ``mnemo_sharing.py``.
 """
 
 from __future__ import annotations
@@ -11,75 +15,54 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from brainkeep.core.mnemo.models import (
-    Acl,
-    Delegation,
-    Grant,
-    MemoryFilter,
-)
+from brainkeep.core.mnemo.models import Acl, Delegation, Grant, MemoryFilter
 from brainkeep.core.models import Memory
-from brainkeep.store.rows import in_list, memory_from_row
-from brainkeep.store.sqlite import visibility
-from brainkeep.store.sqlite.engine import SQLiteEngine
-from brainkeep.store.sqlite.grep import grep_memories
+from brainkeep.store.sql.dialect import SQL
+from brainkeep.store.sql.filters import memory_filter_sql
+from brainkeep.store.sql.memories import MemoryTextUpkeep
+from brainkeep.store.sql.rows import memory_from_row
+from brainkeep.store.sql.scope import acl_live, delegation_covers
 
 
-def memory_filter_sql(filt: MemoryFilter) -> tuple[str, dict[str, Any]]:
-    """WHERE fragment (alias ``m``) for memories ``filt``'s reader may recall."""
-    params: dict[str, Any] = {"source": filt.source_id}
-    bind = visibility.named(params)
-    scope = filt.read_scope
-    # Unary + keeps the planner off the (source_id, ...) indexes: with them it
-    # scans every row of the source instead of looking up the ids it was given.
-    clauses = [
-        "+m.source_id = :source",
-        visibility.readable(scope, filt.now, bind),
-        visibility.live(filt.now, bind, as_of=scope.as_of),
-    ]
-    if filt.memory_type:
-        clauses.append(f"m.memory_type = {bind(filt.memory_type)}")
-    if filt.scope:
-        clauses.append(f"m.scope = {bind(filt.scope)}")
-    if filt.min_importance is not None:
-        clauses.append(f"m.importance >= {bind(filt.min_importance)}")
-    if filt.tags:
-        names = ", ".join(bind(tag) for tag in filt.tags)
-        clauses.append(
-            f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = m.id AND t.tag IN ({names}))"
-        )
+def _narrowed(*equal: tuple[str, str | None]) -> tuple[str, list[Any]]:
+    """WHERE clauses (``?`` marks): each column equals its value, where one is given."""
+    clauses, params = ["1 = 1"], list[Any]()
+    for column, value in equal:
+        if value is not None:
+            clauses.append(f"{column} = ?")
+            params.append(value)
     return " AND ".join(clauses), params
 
 
-class MnemoMixin:
-    """Mnemo persistence; expects ``self.db`` to be a ``SQLiteEngine``."""
+class MnemoMixin(MemoryTextUpkeep):
+    """Mnemo persistence over ``self.sql``."""
 
-    db: SQLiteEngine
+    sql: SQL
 
     # -- recall ------------------------------------------------------------------
 
     def mnemo_exact(self, filt: MemoryFilter, needle: str, limit: int) -> list[Memory]:
         """Memories containing ``needle`` (case-insensitive), newest first."""
-        where, params = memory_filter_sql(filt)
-        rows = grep_memories(self.db, where, params, [needle], limit,
-                             source_id=filt.source_id)
+        where, params = memory_filter_sql(filt, self.sql.dialect)
+        rows = self._grep_memories(where, params, [needle], limit, source_id=filt.source_id)
         return [memory_from_row(r) for r in rows]
 
     def mnemo_visible(self, filt: MemoryFilter, memory_ids: list[int]) -> list[Memory]:
         """The readable subset of ``memory_ids``."""
         if not memory_ids:
             return []
-        where, params = memory_filter_sql(filt)
-        ids = in_list("id", memory_ids, params)
-        rows = self.db.all(f"SELECT m.* FROM memories m WHERE m.id IN ({ids}) AND {where}", params)
+        where, params = memory_filter_sql(filt, self.sql.dialect)
+        among = self.sql.dialect.in_named("m.id", memory_ids, params, "id")
+        rows = self.sql.all(f"SELECT m.* FROM memories m WHERE {among} AND {where}", params)
         return [memory_from_row(r) for r in rows]
 
     def mnemo_scan(self, filt: MemoryFilter, terms: list[str], limit: int) -> list[Memory]:
         """Readable memories containing any of ``terms`` (the trigram index: used for ``as_of``)."""
         if not terms:
             return []
-        where, params = memory_filter_sql(filt)
-        rows = grep_memories(self.db, where, params, [term.lower() for term in terms], limit,
-                             source_id=filt.source_id, lower_needles=False)
+        where, params = memory_filter_sql(filt, self.sql.dialect)
+        rows = self._grep_memories(where, params, [term.lower() for term in terms], limit,
+                                   source_id=filt.source_id, lower_needles=False)
         return [memory_from_row(r) for r in rows]
 
     def mnemo_relations(self, memory_ids: list[int]) -> list[tuple[int, int]]:
@@ -87,18 +70,19 @@ class MnemoMixin:
         if not memory_ids:
             return []
         params: dict[str, Any] = {}
-        ids = in_list("id", memory_ids, params)
-        rows = self.db.all(
+        # Both lists bind the same names (``:id…`` / ``:id``): one set of values.
+        sources = self.sql.dialect.in_named("r.from_id", memory_ids, params, "id")
+        targets = self.sql.dialect.in_named("t.id", memory_ids, params, "id")
+        rows = self.sql.all(
             "SELECT r.from_id AS a, t.id AS b FROM memory_relations r "
-            "JOIN memories t ON t.uuid = r.to_uuid "
-            f"WHERE r.from_id IN ({ids}) OR t.id IN ({ids})",
+            f"JOIN memories t ON t.uuid = r.to_uuid WHERE {sources} OR {targets}",
             params,
         )
         return [(int(r["a"]), int(r["b"])) for r in rows]
 
     def mnemo_add_access(self, counts: list[tuple[int, int]], now: str) -> None:
         """Add (memory id, accesses) to ``access_count`` (``updated_at`` stays: not an edit)."""
-        self.db.executemany(
+        self.sql.executemany(
             "UPDATE memories SET access_count = access_count + ?, last_accessed_at = ? "
             "WHERE id = ?",
             [(n, now, mid) for mid, n in counts],
@@ -108,8 +92,8 @@ class MnemoMixin:
         if not uuids:
             return {}
         params: dict[str, Any] = {}
-        names = in_list("u", uuids, params)
-        rows = self.db.all(f"SELECT * FROM memories WHERE uuid IN ({names})", params)
+        among = self.sql.dialect.in_named("uuid", uuids, params, "u")
+        rows = self.sql.all(f"SELECT * FROM memories WHERE {among}", params)
         return {r["uuid"]: memory_from_row(r) for r in rows}
 
     # -- permissions -----------------------------------------------------------------
@@ -119,16 +103,15 @@ class MnemoMixin:
         params = {"mid": memory.id, "reader": agent_id, "now": now}
         grants = [
             Grant(r["permission"], "acl", expires_at=r["expires_at"])
-            for r in self.db.all(
+            for r in self.sql.all(
                 "SELECT permission, expires_at FROM mnemo_acls a "
-                "WHERE a.memory_id = :mid AND a.grantee = :reader AND "
-                + visibility.acl_live("a", ":now"),
+                "WHERE a.memory_id = :mid AND a.grantee = :reader AND " + acl_live("a", ":now"),
                 params,
             )
         ]
-        rows = self.db.all(
+        rows = self.sql.all(
             "SELECT d.* FROM mnemo_delegations d JOIN memories m ON m.id = :mid "
-            "WHERE d.delegate = :reader AND " + visibility.delegation_covers("d", "m", ":now")
+            "WHERE d.delegate = :reader AND " + delegation_covers("d", "m", ":now")
             + " ORDER BY d.depth, d.created_at",
             params,
         )
@@ -151,24 +134,18 @@ class MnemoMixin:
         expires_at: str | None,
     ) -> str:
         """Grant (or re-grant) ``grantee`` access; one ACL row per (memory, grantee)."""
-        self.db.execute(
+        return str(self.sql.scalar(
             "INSERT INTO mnemo_acls (id, memory_id, grantee, permission, granted_by, created_at, "
             "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id, grantee) DO UPDATE "
             "SET permission = excluded.permission, granted_by = excluded.granted_by, "
-            "created_at = excluded.created_at, expires_at = excluded.expires_at",
+            "created_at = excluded.created_at, expires_at = excluded.expires_at RETURNING id",
             (acl_id, memory_id, grantee, permission, granted_by, now, expires_at),
-        )
-        return str(
-            self.db.scalar(
-                "SELECT id FROM mnemo_acls WHERE memory_id = ? AND grantee = ?",
-                (memory_id, grantee),
-            )
-        )
+        ))
 
     def mnemo_set_scope(self, memory_id: int, scope: str, visibility: str, now: str, *,
                         by_grant: bool = False) -> None:
         """Change a memory's scope; ``by_grant``: Share did it (shared while an ACL lives)."""
-        self.db.execute(
+        self.sql.execute(
             "UPDATE memories SET scope = ?, visibility = ?, updated_at = ?, shared_by_grant = ? "
             "WHERE id = ?",
             (scope, visibility, now, int(by_grant), memory_id),
@@ -176,24 +153,20 @@ class MnemoMixin:
 
     def mnemo_any_live_acl(self, memory_id: int, now: str) -> bool:
         """Whether any ACL on the memory is unexpired and unrevoked at ``now``."""
-        return self.db.scalar(
+        return bool(self.sql.scalar(
             "SELECT EXISTS (SELECT 1 FROM mnemo_acls a WHERE a.memory_id = ? AND "
-            + visibility.acl_live("a", "?") + ")",
+            + acl_live("a", "?") + ")",
             (memory_id, now),
-        ) == 1
+        ))
 
     def mnemo_list_acls(self, *, acl_id: str | None = None, memory_uuid: str | None = None,
                         grantee: str | None = None) -> list[Acl]:
         """ACL rows (every status), newest first, optionally narrowed."""
-        clauses, params = ["1 = 1"], list[Any]()
-        for column, value in (("a.id", acl_id), ("m.uuid", memory_uuid),
-                              ("a.grantee", grantee)):
-            if value is not None:
-                clauses.append(f"{column} = ?")
-                params.append(value)
-        rows = self.db.all(
+        where, params = _narrowed(("a.id", acl_id), ("m.uuid", memory_uuid),
+                                  ("a.grantee", grantee))
+        rows = self.sql.all(
             "SELECT a.*, m.uuid AS memory_uuid, m.agent_id AS owner FROM mnemo_acls a "
-            f"JOIN memories m ON m.id = a.memory_id WHERE {' AND '.join(clauses)} "
+            f"JOIN memories m ON m.id = a.memory_id WHERE {where} "
             "ORDER BY a.created_at DESC, a.id DESC",
             params,
         )
@@ -209,16 +182,15 @@ class MnemoMixin:
                                owner: str | None = None,
                                delegate: str | None = None) -> list[Delegation]:
         """Delegation rows (every status), newest first, optionally narrowed."""
-        clauses, params = ["1 = 1"], list[Any]()
-        for column, value in (("d.id", delegation_id), ("d.owner", owner),
-                              ("d.delegate", delegate)):
-            if value is not None:
-                clauses.append(f"{column} = ?")
-                params.append(value)
-        rows = self.db.all(
-            "SELECT d.*, (SELECT json_group_array(i.tag) FROM mnemo_delegation_items i "
+        where, params = _narrowed(("d.id", delegation_id), ("d.owner", owner),
+                                  ("d.delegate", delegate))
+        # The tags as JSON text on both (PostgreSQL's json_agg is NULL for none).
+        tags = self.sql.dialect.pick(sqlite="json_group_array(i.tag)",
+                                     postgres="json_agg(i.tag)::text")
+        rows = self.sql.all(
+            f"SELECT d.*, (SELECT {tags} FROM mnemo_delegation_items i "
             "WHERE i.delegation_id = d.id AND i.tag IS NOT NULL) AS tag_list "
-            f"FROM mnemo_delegations d WHERE {' AND '.join(clauses)} "
+            f"FROM mnemo_delegations d WHERE {where} "
             "ORDER BY d.created_at DESC, d.id DESC",
             params,
         )
@@ -234,11 +206,11 @@ class MnemoMixin:
 
     def mnemo_delete_acl(self, acl_id: str) -> bool:
         """Remove an ACL row (revocation); False when there was none."""
-        return self.db.execute("DELETE FROM mnemo_acls WHERE id = ?", (acl_id,)).rowcount == 1
+        return self.sql.execute("DELETE FROM mnemo_acls WHERE id = ?", (acl_id,)).rowcount == 1
 
     def mnemo_delegation_tree(self, delegation_id: str) -> list[str]:
         """The delegation's id and every re-delegation below it, parents before children."""
-        rows = self.db.all(
+        rows = self.sql.all(
             "WITH RECURSIVE tree(id, level) AS (SELECT id, 0 FROM mnemo_delegations "
             "WHERE id = ? UNION ALL SELECT d.id, tree.level + 1 FROM mnemo_delegations d "
             "JOIN tree ON d.parent_id = tree.id) SELECT id FROM tree ORDER BY level, id",
@@ -248,14 +220,14 @@ class MnemoMixin:
 
     def mnemo_delete_delegations(self, delegation_ids: list[str]) -> None:
         """Remove delegation rows and their items (children first, for ``parent_id``)."""
-        self.db.executemany("DELETE FROM mnemo_delegations WHERE id = ?",
-                            [(did,) for did in reversed(delegation_ids)])
+        self.sql.executemany("DELETE FROM mnemo_delegations WHERE id = ?",
+                             [(did,) for did in reversed(delegation_ids)])
 
     def mnemo_insert_delegation(
         self, delegation: Delegation, memory_ids: list[int], tags: list[str]
     ) -> None:
         d = delegation
-        self.db.execute(
+        self.sql.execute(
             "INSERT INTO mnemo_delegations (id, owner, delegator, delegate, permission, selector, "
             "depth, max_depth, parent_id, created_at, expires_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -264,7 +236,7 @@ class MnemoMixin:
         )
         items = [(d.id, mid, None) for mid in memory_ids] + [(d.id, None, t) for t in tags]
         if items:
-            self.db.executemany(
+            self.sql.executemany(
                 "INSERT INTO mnemo_delegation_items (delegation_id, memory_id, tag) "
                 "VALUES (?, ?, ?)",
                 items,
@@ -273,41 +245,45 @@ class MnemoMixin:
     # -- forgetting ------------------------------------------------------------------
 
     def mnemo_mark_deleted(self, memory_id: int, now: str, strategy: str) -> None:
-        """Tombstone a memory (soft_delete | archive | consolidate); the row stays."""
+        """Tombstone a memory (soft_delete | archive | consolidate); the row stays.
+
+        Its text leaves the keyword index; a trigger retires its vector (migration 0005).
+        """
         state = {"archive": "archived", "consolidate": "consolidated"}.get(strategy)
-        self.db.execute(
+        self.sql.execute(
             "UPDATE memories SET deleted_at = ?, delete_strategy = ?, updated_at = ?, "
             "consolidation_state = COALESCE(?, consolidation_state) WHERE id = ?",
             (now, strategy, now, state, memory_id),
         )
-        self.db.execute("DELETE FROM memories_fts WHERE rowid = ?", (memory_id,))
+        self._fts_memory_removed(memory_id)
 
     def mnemo_hard_delete(self, memory_id: int) -> None:
-        """Remove the row; tags, relations, ACLs and topic membership cascade."""
-        self.db.execute("UPDATE memories SET superseded_by = NULL WHERE superseded_by = ?",
-                        (memory_id,))
-        self.db.execute("DELETE FROM memories_fts WHERE rowid = ?", (memory_id,))
-        self.db.execute("DELETE FROM mnemo_delegation_items WHERE memory_id = ?", (memory_id,))
-        self.db.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+        """Remove the row; tags, relations, ACLs and topic membership cascade (foreign keys)."""
+        self.sql.execute("UPDATE memories SET superseded_by = NULL WHERE superseded_by = ?",
+                         (memory_id,))
+        self._fts_memory_removed(memory_id)
+        # Delegation items name memories without a foreign key (a tag item has none).
+        self.sql.execute("DELETE FROM mnemo_delegation_items WHERE memory_id = ?", (memory_id,))
+        self.sql.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
 
     def mnemo_redact(self, memory_id: int, now: str, placeholder: str) -> None:
         """Replace text and metadata; keep the hashes (the chain still links through it)."""
-        self.db.execute(
+        self.sql.execute(
             "UPDATE memories SET text = ?, normalized_text = '', metadata = '{}', "
             "redacted_at = ?, deleted_at = COALESCE(deleted_at, ?), "
             "delete_strategy = 'redact', updated_at = ? WHERE id = ?",
             (placeholder, now, now, now, memory_id),
         )
-        self.db.execute("DELETE FROM memories_fts WHERE rowid = ?", (memory_id,))
+        self._fts_memory_removed(memory_id)
 
     def mnemo_set_importance(self, memory_id: int, importance: float, now: str) -> None:
-        self.db.execute(
+        self.sql.execute(
             "UPDATE memories SET importance = ?, updated_at = ? WHERE id = ?",
             (importance, now, memory_id),
         )
 
     def mnemo_memories_with_tag(self, source_id: str, tag: str) -> list[Memory]:
-        rows = self.db.all(
+        rows = self.sql.all(
             "SELECT m.* FROM memories m JOIN memory_tags t ON t.memory_id = m.id "
             "WHERE m.source_id = ? AND t.tag = ? ORDER BY m.id",
             (source_id, tag),
@@ -317,19 +293,19 @@ class MnemoMixin:
     # -- topics ------------------------------------------------------------------------
 
     def mnemo_mark_topic(self, memory_id: int, version: int) -> None:
-        self.db.execute(
+        self.sql.execute(
             "UPDATE memories SET consolidation_state = 'topic', version = ? WHERE id = ?",
             (version, memory_id),
         )
 
     def mnemo_add_topic_members(self, topic_memory_id: int, member_uuids: list[str]) -> None:
-        self.db.executemany(
+        self.sql.executemany(
             "INSERT INTO mnemo_topic_members (topic_memory_id, member_uuid, ord) VALUES (?, ?, ?)",
             [(topic_memory_id, uuid, i) for i, uuid in enumerate(member_uuids)],
         )
 
     def mnemo_topic_members(self, topic_memory_id: int) -> list[str]:
-        rows = self.db.all(
+        rows = self.sql.all(
             "SELECT member_uuid FROM mnemo_topic_members WHERE topic_memory_id = ? ORDER BY ord",
             (topic_memory_id,),
         )

@@ -1,25 +1,27 @@
-"""Memories (MCP facts and gRPC memories in one table), PostgreSQL side.
+"""Memories (MCP facts and gRPC memories in one table), for both engines.
 
-A translation of ``store/sqlite/memories.py``: the same methods, the same
-read-scope fragments (``visibility``, PostgreSQL dialect), ``%s``
-placeholders. The keyword index needs no upkeep here: ``memories.tsv`` is a
-generated column that goes NULL when a memory expires, is deleted or redacted.
+Text search over memories is the engine's, through the hooks of
+``MemoryTextUpkeep``: SQLite keeps its FTS5 side table ``memories_fts`` by
+hand and greps through its trigram table (``store/sqlite/memory_text.py``);
+PostgreSQL's keyword index is the generated ``memories.tsv`` column (NULL
+once a memory expires, is deleted or redacted), so its upkeep hooks do
+nothing, and it greps through its trigram GIN index
+(``store/postgres/memory_text.py``).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.scope import ReadScope
-from brainkeep.store.postgres import visibility
-from brainkeep.store.postgres.engine import PostgresEngine
-from brainkeep.store.postgres.grep import grep_memories
-from brainkeep.store.rows import memory_from_row
+from brainkeep.store.sql.dialect import SQL, named, positional
+from brainkeep.store.sql.rows import memory_from_row
+from brainkeep.store.sql.scope import live, readable
 
-ACTIVE = ("expired_at IS NULL AND deleted_at IS NULL "
-          "AND (valid_until IS NULL OR valid_until > %s)")
+ACTIVE = "expired_at IS NULL AND deleted_at IS NULL AND (valid_until IS NULL OR valid_until > ?)"
 _INSERT_COLUMNS = (
     "uuid", "source_id", "text", "normalized_text", "kind", "entity_slug", "visibility",
     "provenance", "session_id", "confidence", "valid_from", "valid_until", "created_at",
@@ -27,12 +29,38 @@ _INSERT_COLUMNS = (
     "importance", "tags", "metadata", "source_type", "source_ref", "created_by", "decay_rate",
     "content_hash", "prev_hash",
 )
+_INSERT = (f"INSERT INTO memories ({', '.join(_INSERT_COLUMNS)}) "
+           f"VALUES ({', '.join('?' * len(_INSERT_COLUMNS))}) RETURNING *")
 
 
-class MemoriesMixin:
-    """Memory persistence; expects ``self.db`` to be a ``PostgresEngine``."""
+class GrepMemories(Protocol):
+    def __call__(self, where: str, params: dict[str, Any], needles: Sequence[str], limit: int,
+                 *, source_id: str, lower_needles: bool = True) -> list[Any]: ...
 
-    db: PostgresEngine
+
+class MemoryTextUpkeep:
+    """The hooks through which the memory repositories reach the engine's text search.
+
+    Annotations only: the engine's mixin defines them (a definition here
+    would shadow it, this class coming first in the store's bases).
+    """
+
+    # A memory row was inserted: index its text.
+    _fts_memory_added: Callable[[int, str], None]
+    # A memory expired, was deleted or redacted (its row may be about to go):
+    # drop it from the keyword index.
+    _fts_memory_removed: Callable[[int], None]
+    # Rows of ``memories m`` passing ``where`` (portable ``:name`` marks, its
+    # ``params`` left unmodified) whose text holds any needle, newest first
+    # (``store/sql/substring.py`` states the rule).
+    _grep_memories: GrepMemories
+
+
+class MemoriesMixin(MemoryTextUpkeep):
+    """Memory persistence over ``self.sql``."""
+
+    sql: SQL
+    db: Any  # the engine: ``writing()``
 
     def insert_memory(
         self,
@@ -46,22 +74,25 @@ class MemoriesMixin:
         """Insert a memory linked to its (agent, thread) chain. Run inside ``transaction()``.
 
         The engine, not the caller, picks ``prev_hash`` (the newest hash of
-        the same chain) under the brain's write lock (engine.py), so two
-        writers on any hosts can never link to the same predecessor.
+        the same chain) under the brain's write lock (``writing()``: SQLite's
+        IMMEDIATE transaction, PostgreSQL's advisory lock), so two writers
+        can never link to the same predecessor.
         """
         with self.db.writing():
-            # Two spellings so both use the memories_chain index (IS NOT
-            # DISTINCT FROM cannot).
-            thread = "thread_id IS NULL" if draft.thread_id is None else "thread_id = %s"
-            prev_hash = self.db.scalar(
-                f"SELECT content_hash FROM memories WHERE agent_id = %s AND {thread} "
+            # Two spellings so both engines use the memories_chain index
+            # (PostgreSQL's IS NOT DISTINCT FROM cannot).
+            key: tuple[str, ...] = (draft.agent_id,)
+            if draft.thread_id is None:
+                chain = "thread_id IS NULL"
+            else:
+                chain, key = "thread_id = ?", (draft.agent_id, draft.thread_id)
+            prev_hash = self.sql.scalar(
+                f"SELECT content_hash FROM memories WHERE agent_id = ? AND {chain} "
                 "ORDER BY id DESC LIMIT 1",
-                (draft.agent_id,) if draft.thread_id is None else (draft.agent_id,
-                                                                   draft.thread_id),
+                key,
             )
-            row = self.db.one(
-                f"INSERT INTO memories ({', '.join(_INSERT_COLUMNS)}) "
-                f"VALUES ({', '.join(['%s'] * len(_INSERT_COLUMNS))}) RETURNING *",
+            row = self.sql.one(
+                _INSERT,
                 (
                     uuid,
                     draft.source_id,
@@ -97,32 +128,35 @@ class MemoriesMixin:
             assert row is not None  # INSERT ... RETURNING always returns its row
             memory = memory_from_row(row)
             if draft.tags:
-                self.db.executemany(
-                    "INSERT INTO memory_tags (memory_id, tag) VALUES (%s, %s) "
+                self.sql.executemany(
+                    "INSERT INTO memory_tags (memory_id, tag) VALUES (?, ?) "
                     "ON CONFLICT DO NOTHING",
                     [(memory.id, tag) for tag in draft.tags],
                 )
             if draft.related_to:
-                self.db.executemany(
-                    "INSERT INTO memory_relations (from_id, to_uuid) VALUES (%s, %s) "
+                self.sql.executemany(
+                    "INSERT INTO memory_relations (from_id, to_uuid) VALUES (?, ?) "
                     "ON CONFLICT DO NOTHING",
                     [(memory.id, target) for target in draft.related_to],
                 )
+            self._fts_memory_added(memory.id, draft.text)
         return memory
 
     def get_memory(self, memory_id: int) -> Memory | None:
-        row = self.db.one("SELECT * FROM memories WHERE id = %s", (memory_id,))
+        row = self.sql.one("SELECT * FROM memories WHERE id = ?", (memory_id,))
         return None if row is None else memory_from_row(row)
 
     def get_memories(self, memory_ids: list[int]) -> dict[int, Memory]:
         """The rows of ``memory_ids`` that exist, unfiltered (callers already applied a scope)."""
         if not memory_ids:
             return {}
-        rows = self.db.all("SELECT * FROM memories WHERE id = ANY(%s)", (list(memory_ids),))
+        params: list[Any] = []
+        among = self.sql.dialect.in_list("id", memory_ids, params)
+        rows = self.sql.all(f"SELECT * FROM memories WHERE {among}", params)
         return {int(r["id"]): memory_from_row(r) for r in rows}
 
     def get_memory_by_uuid(self, uuid: str) -> Memory | None:
-        row = self.db.one("SELECT * FROM memories WHERE uuid = %s", (uuid,))
+        row = self.sql.one("SELECT * FROM memories WHERE uuid = ?", (uuid,))
         return None if row is None else memory_from_row(row)
 
     def find_active_duplicate(
@@ -130,13 +164,13 @@ class MemoriesMixin:
         scope: ReadScope,
     ) -> Memory | None:
         """An active memory ``scope`` can read with the same entity and normalized text."""
+        dialect = self.sql.dialect
         params: list[object] = [source_id, entity_slug, normalized_text]
-        readable = visibility.readable(scope, now, visibility.positional(params), "memories")
+        seen = readable(scope, now, positional(params), "memories", dialect=dialect)
         params.append(now)
-        row = self.db.one(
-            "SELECT * FROM memories WHERE source_id = %s "
-            "AND entity_slug IS NOT DISTINCT FROM %s "
-            f"AND normalized_text = %s AND {readable} AND {ACTIVE} ORDER BY id LIMIT 1",
+        row = self.sql.one(
+            f"SELECT * FROM memories WHERE source_id = ? AND entity_slug {dialect.null_safe_eq} ? "
+            f"AND normalized_text = ? AND {seen} AND {ACTIVE} ORDER BY id LIMIT 1",
             params,
         )
         return None if row is None else memory_from_row(row)
@@ -157,32 +191,31 @@ class MemoriesMixin:
     ) -> list[Memory]:
         """Memories matching every given filter (they compose), newest first.
 
-        ``text_contains`` reads the trigram index (``store/postgres/grep.py``),
+        ``text_contains`` reads the engine's trigram index (``_grep_memories``),
         never every row.
         """
         params: dict[str, Any] = {"source": source_id}
-        bind = visibility.named(params)
-        clauses = ["m.source_id = %(source)s"]
+        bind = named(params)
+        clauses = ["m.source_id = :source"]
         if entity_slug is not None:
             clauses.append(f"m.entity_slug = {bind(entity_slug)}")
         if since is not None:
             clauses.append(f"m.created_at >= {bind(since)}")
         if session_id is not None:
             clauses.append(f"m.session_id = {bind(session_id)}")
-        clauses.append(visibility.readable(scope, now, bind))
-        clauses.append(visibility.live(now, bind, as_of=scope.as_of,
-                                       include_expired=include_expired))
+        clauses.append(readable(scope, now, bind, dialect=self.sql.dialect))
+        clauses.append(live(now, bind, as_of=scope.as_of, include_expired=include_expired))
         if kinds:
-            clauses.append(f"m.kind = ANY({bind(list(kinds))})")
+            clauses.append(self.sql.dialect.in_named("m.kind", kinds, params, "kind"))
         where = " AND ".join(clauses)
         if text_contains:
-            rows = grep_memories(self.db, where, params, [text_contains], limit,
-                                 source_id=source_id)
+            rows = self._grep_memories(where, params, [text_contains], limit,
+                                       source_id=source_id)
         else:
             params["limit"] = limit
-            rows = self.db.all(
+            rows = self.sql.all(
                 f"SELECT m.* FROM memories m WHERE {where} "
-                "ORDER BY m.created_at DESC, m.id DESC LIMIT %(limit)s",
+                "ORDER BY m.created_at DESC, m.id DESC LIMIT :limit",
                 params,
             )
         return [memory_from_row(r) for r in rows]
@@ -191,11 +224,11 @@ class MemoriesMixin:
         self, source_id: str, entity_slug: str, now: str, *, scope: ReadScope
     ) -> int:
         params: list[object] = [source_id, entity_slug, now]
-        readable = visibility.readable(scope, now, visibility.positional(params), "memories")
+        seen = readable(scope, now, positional(params), "memories", dialect=self.sql.dialect)
         return int(
-            self.db.scalar(
-                f"SELECT COUNT(*) FROM memories WHERE source_id = %s AND entity_slug = %s "
-                f"AND {ACTIVE} AND {readable}",
+            self.sql.scalar(
+                f"SELECT COUNT(*) FROM memories WHERE source_id = ? AND entity_slug = ? "
+                f"AND {ACTIVE} AND {seen}",
                 params,
             )
         )
@@ -203,12 +236,13 @@ class MemoriesMixin:
     def expire_memory(
         self, memory_id: int, now: str, reason: str | None, *, superseded_by: int | None = None
     ) -> None:
-        """Mark a memory expired; the row (and its history) stays, its ``tsv`` goes NULL."""
-        self.db.execute(
-            "UPDATE memories SET expired_at = %s, expired_reason = %s, superseded_by = %s, "
-            "updated_at = %s WHERE id = %s",
+        """Mark a memory expired; the row (and its history) stays, its text leaves the index."""
+        self.sql.execute(
+            "UPDATE memories SET expired_at = ?, expired_reason = ?, superseded_by = ?, "
+            "updated_at = ? WHERE id = ?",
             (now, reason, superseded_by, now, memory_id),
         )
+        self._fts_memory_removed(memory_id)
 
     def facts_created_after(
         self,
@@ -222,12 +256,12 @@ class MemoriesMixin:
     ) -> list[Memory]:
         """Active memories ``scope`` reads after the keyset ``(created_at, id)``, oldest first."""
         params: list[object] = [source_id, now]
-        readable = visibility.readable(scope, now, visibility.positional(params), "memories")
+        seen = readable(scope, now, positional(params), "memories", dialect=self.sql.dialect)
         params += [after_ts, after_ts, after_id, limit]
-        rows = self.db.all(
-            f"SELECT * FROM memories WHERE source_id = %s AND {ACTIVE} AND {readable} "
-            "AND (created_at > %s OR (created_at = %s AND id > %s)) "
-            "ORDER BY created_at, id LIMIT %s",
+        rows = self.sql.all(
+            f"SELECT * FROM memories WHERE source_id = ? AND {ACTIVE} AND {seen} "
+            "AND (created_at > ? OR (created_at = ? AND id > ?)) "
+            "ORDER BY created_at, id LIMIT ?",
             params,
         )
         return [memory_from_row(r) for r in rows]
