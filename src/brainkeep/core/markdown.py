@@ -29,8 +29,10 @@ _YamlDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 RESERVED_KEYS = frozenset({"title", "type", "aliases", "summary", "visibility", "tags"})
 
 _FRONTMATTER_RE = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
-_WIKILINK_RE = re.compile(r"\[\[([^\[\]|]+?)(?:\|([^\[\]]*))?\]\]")
-_MDLINK_RE = re.compile(r"(?<!!)\[([^\[\]]*)\]\(([^()\s]+)\)")
+# Public: the console links the same two forms in rendered page text
+# (console/markdown_html.py), so what it links is what the link graph holds.
+WIKILINK_RE = re.compile(r"\[\[([^\[\]|]+?)(?:\|([^\[\]]*))?\]\]")
+MDLINK_RE = re.compile(r"(?<!!)\[([^\[\]]*)\]\(([^()\s]+)\)")
 _TIMELINE_HEADING_RE = re.compile(r"^##[ \t]+Timeline[ \t]*$", re.M | re.I)
 _H2_RE = re.compile(r"^##[ \t]+\S", re.M)
 _TIMELINE_LINE_RE = re.compile(r"^[-*][ \t]+(\d{4}-\d{2}-\d{2})[ \t]*:[ \t]*(.+?)[ \t]*$")
@@ -173,11 +175,11 @@ def _frontmatter_links(frontmatter: dict[str, Any]) -> list[LinkSpec]:
 
 def _body_links(body: str) -> list[LinkSpec]:
     links: list[LinkSpec] = []
-    for match in _WIKILINK_RE.finditer(body):
+    for match in WIKILINK_RE.finditer(body):
         target = link_target(match.group(1))
         if target:
             links.append(LinkSpec(target, "mentions", "mentions", (match.group(2) or "").strip()))
-    for match in _MDLINK_RE.finditer(body):
+    for match in MDLINK_RE.finditer(body):
         target = link_target(match.group(2))
         if target:
             links.append(LinkSpec(target, "mentions", "markdown", match.group(1).strip()))
