@@ -19,6 +19,7 @@ from brainkeep.console.env import ConsoleEnv
 from brainkeep.console.local_auth import LocalAuth
 from brainkeep.console.pages import PAGES
 from brainkeep.console.session import SessionStore
+from brainkeep.console.times import install as install_times
 from brainkeep.core.context import Caller
 from brainkeep.ops.dispatch import Dispatcher
 from brainkeep.rate_limits import RateLimiter, retry_after_header
@@ -124,7 +125,9 @@ def build_console_app(brain: Brain, dispatcher: Dispatcher, *, base: str = "",
     Raises:
         ValueError: ``local_caller`` without a long enough ``local_token``.
     """
-    env = ConsoleEnv(brain=brain, dispatcher=dispatcher, templates=templates(),
+    environment = templates()
+    install_times(environment, brain.clock)  # `|when`: every page words times one way
+    env = ConsoleEnv(brain=brain, dispatcher=dispatcher, templates=environment,
                      sessions=sessions if sessions is not None else SessionStore(),
                      base=base.rstrip("/"), local_caller=local_caller,
                      secure_cookies=secure_cookies)

@@ -15,6 +15,12 @@ WIDTH = 720
 HEIGHT = 520
 RINGS = (0.0, 150.0, 240.0)  # radius of hop 0, 1, 2
 LABEL_CHARS = 22
+# Label size in user units. The stylesheet never draws the picture narrower
+# than MIN_WIDTH_PX (a narrower screen scrolls it in its own box), so a label
+# is at least LABEL_SIZE * MIN_WIDTH_PX / WIDTH = 11.7 px on screen; in a third
+# of a desktop page (360 px) 13 units were 6.5 px.
+LABEL_SIZE = 14
+MIN_WIDTH_PX = 600
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,7 @@ class GraphPicture:
     height: int
     nodes: tuple[PlacedNode, ...]
     edges: tuple[PlacedEdge, ...]
+    label_size: int = LABEL_SIZE
 
 
 def _label(text: str) -> str:

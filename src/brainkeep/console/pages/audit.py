@@ -29,6 +29,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from brainkeep.console.env import ConsoleEnv, ConsolePage, NavItem
+from brainkeep.console.times import worded
 from brainkeep.console.web import Viewer, action, page, render
 from brainkeep.core import signing
 from brainkeep.core.event_scope import EventSubjects, event_visible, log_visible
@@ -71,7 +72,7 @@ class LogPage:
 def _row(event: Event) -> EventRow:
     payload = json.dumps(event.payload, ensure_ascii=False, sort_keys=True, indent=1)
     # Hashes are for the verifier, not for reading: the summary leaves them out.
-    summary = ", ".join(f"{k}={v}" for k, v in sorted(event.payload.items())
+    summary = ", ".join(f"{k}={worded(v)}" for k, v in sorted(event.payload.items())
                         if not k.endswith("hash") and v not in (None, "", [], {}))
     if len(summary) > _SUMMARY_CHARS:
         summary = summary[: _SUMMARY_CHARS - 1] + "…"

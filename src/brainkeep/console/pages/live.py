@@ -21,6 +21,7 @@ import json
 import os
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from brainkeep.console.env import ConsoleEnv, ConsolePage, NavItem
+from brainkeep.console.times import full_time, human_time
 from brainkeep.console.web import Viewer, caller_of, page, render, session_of
 from brainkeep.ops.usage_scope import UsageScope
 from brainkeep.ops.usage_series import caller_name
@@ -44,8 +46,12 @@ MAX_CHUNK = 1 << 20
 
 def feed_item(line: dict[str, Any]) -> dict[str, Any]:
     """What the feed shows of one usage line (never the brain path)."""
+    ts = str(line.get("ts", ""))
     return {
-        "ts": str(line.get("ts", "")),
+        "ts": ts,
+        # Worded here, by the helper every page uses, so the script only copies text.
+        "time": human_time(ts, datetime.now(UTC), style="clock"),
+        "time_title": full_time(ts),
         "verb": str(line.get("verb", "")),
         "caller": caller_name(line),
         "transport": str(line.get("transport", "")),

@@ -14,6 +14,7 @@ from brainkeep.console.web import Viewer, action, page, redirect, render
 from brainkeep.core import validate
 from brainkeep.core.clock import format_ts
 from brainkeep.core.fact_history import fact_history
+from brainkeep.core.fact_status import fact_status
 from brainkeep.core.memory_browse import MemoryQuery, browse_memories
 from brainkeep.core.mnemo import validation
 from brainkeep.core.models import FACT_KINDS, SCOPES, VISIBILITIES
@@ -56,14 +57,16 @@ def routes(env: ConsoleEnv) -> list[BaseRoute]:
         values = {name: request.query_params.get(name, "") for name in FILTERS}
         return render(env, request, viewer, "memories.html", title="Memories", rows=rows,
                       values=values, kinds=FACT_KINDS, visibilities=VISIBILITIES + SCOPES,
-                      now=brain.clock.now_ts(), tenant=caller.org_id,
-                      forgot=_arg(request, "forgot"))
+                      now=brain.clock.now_ts(), fact_status=fact_status,
+                      tenant=caller.org_id, forgot=_arg(request, "forgot"))
 
     def detail(request: Request, viewer: Viewer) -> Response:
         history = fact_history(brain.facts, request.path_params["fact_id"], viewer.caller)
+        now = brain.clock.now_ts()
         return render(env, request, viewer, "memory.html",
                       title=f"Fact #{history.memory.fact_id}", history=history,
-                      memory=history.memory, now=brain.clock.now_ts(), error=None)
+                      memory=history.memory, now=now,
+                      state=fact_status(history.memory, now), error=None)
 
     def forget(request: Request, viewer: Viewer, form: FormData) -> Response:
         fact_id = request.path_params["fact_id"]

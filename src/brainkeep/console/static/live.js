@@ -24,7 +24,8 @@
     row.setAttribute("data-verb", item.verb);
     var when = document.createElement("time");
     when.setAttribute("datetime", item.ts);
-    when.textContent = String(item.ts).slice(11, 23);
+    when.setAttribute("title", item.time_title || "");
+    when.textContent = item.time || item.ts;  // worded by the server (console/times.py)
     cell(row, "").appendChild(when);
     cell(row, item.verb);
     cell(row, item.caller);
