@@ -9,7 +9,7 @@ from pathlib import Path
 from brainkeep.console.charts import Series, line_chart
 from brainkeep.console.pages.live import read_from, recent
 from brainkeep.ops.usage import UsageEvent, UsageLog, usage_timestamp
-from brainkeep.ops.usage_series import build_view, percentile
+from brainkeep.ops.usage_series import build_view, caller_kind, percentile
 
 NOW = datetime(2026, 3, 10, 12, 30, tzinfo=UTC)
 
@@ -57,6 +57,31 @@ def test_view_buckets_errors_latency_callers_and_hit_rate() -> None:
     assert [(c.name, c.calls, c.errors) for c in view.callers] == [
         ("a", 2, 1), ("(cli)", 1, 0), ("b", 1, 0)]
     assert view.entity_hit_rate == 0.5
+
+
+def test_each_caller_kind_has_its_own_error_and_hit_rate() -> None:
+    lines = [
+        _line(1, "recall", ok=False), _line(2, "entity", found=False),  # the shell: typos
+        _line(3, "recall", ok=False), _line(4, "recall"),
+        _line(5, "entity", token="agent", found=True), _line(6, "recall", token="agent"),
+        {**_line(7, "entity", found=False), "transport": "stdio"},
+        {**_line(8, "recall", token="oauth:web"), "transport": "http"},
+        {**_line(9, "recall"), "transport": "carrier-pigeon"},
+    ]
+    view = build_view(lines, 1, now=NOW)
+    rows = {row.kind: row for row in view.kinds}
+    assert [row.kind for row in view.kinds] == ["cli", "stdio", "http", "oauth", "other"]
+    assert (rows["cli"].calls, rows["cli"].errors, rows["cli"].error_rate) == (4, 2, 0.5)
+    assert rows["cli"].entity_hit_rate == 0.0
+    assert (rows["http"].error_rate, rows["http"].entity_hit_rate) == (0.0, 1.0)
+    assert rows["stdio"].entity_hit_rate == 0.0 and rows["oauth"].entity_hit_rate is None
+    assert rows["oauth"].label == "MCP over HTTP, OAuth" and rows["other"].calls == 1
+    last = view.buckets[-1]  # every line is in the last hour
+    assert last.kind_error_rate("cli") == 0.5 and last.kind_error_rate("http") == 0.0
+    assert last.kind_error_rate("grpc") is None
+    assert caller_kind({"transport": "grpc"}) == "grpc"
+    assert caller_kind({"transport": "oauth"}) == "other"  # not a transport of its own
+    assert caller_kind({}) == "other"
 
 
 def test_unknown_window_falls_back_to_seven_days() -> None:

@@ -37,8 +37,12 @@ def _labels(view: UsageView) -> list[str]:
     return [b.start.strftime(fmt) for b in view.buckets]
 
 
+def _percent(rate: float | None) -> float | None:
+    return None if rate is None else round(100 * rate, 1)
+
+
 def charts(view: UsageView) -> dict[str, object]:
-    """The three charts of the page: calls per verb, error rate, p50/p99 latency."""
+    """The three charts of the page: calls per verb, error rate per caller kind, latency."""
     labels = _labels(view)
     shown = [row.verb for row in view.verbs[:CHART_VERBS]]
     calls = [Series(verb, tuple(float(b.calls.get(verb, 0)) for b in view.buckets))
@@ -46,15 +50,18 @@ def charts(view: UsageView) -> dict[str, object]:
     if len(view.verbs) > CHART_VERBS:
         calls.append(Series("other", tuple(
             float(sum(n for v, n in b.calls.items() if v not in shown)) for b in view.buckets)))
-    errors = [Series("error rate", tuple(
-        None if b.error_rate is None else round(100 * b.error_rate, 1) for b in view.buckets))]
+    # One line per caller kind: a shell typo is not an agent's failure.
+    errors = [Series(row.label, tuple(_percent(b.kind_error_rate(row.kind))
+                                      for b in view.buckets)) for row in view.kinds]
+    if not errors:
+        errors = [Series("error rate", tuple(_percent(b.error_rate) for b in view.buckets))]
     latency = [
         Series("p50", tuple(None if b.p50_ms is None else float(b.p50_ms) for b in view.buckets)),
         Series("p99", tuple(None if b.p99_ms is None else float(b.p99_ms) for b in view.buckets)),
     ]
     return {
         "calls": line_chart(calls, labels, title="Calls per verb", chart_id="chart-calls"),
-        "errors": line_chart(errors, labels, title="Error rate", unit="%",
+        "errors": line_chart(errors, labels, title="Error rate by caller kind", unit="%",
                              chart_id="chart-errors"),
         "latency": line_chart(latency, labels, title="Latency p50 and p99", unit="ms",
                               chart_id="chart-latency"),
