@@ -6,9 +6,12 @@ Tokens go through ``core.tokens.TokenService``, the service behind
 it in a one-time slot bound to the creating session and redirects; the page
 that follows takes it out, so a reload (or anyone else) finds nothing.
 
-A remote viewer needs ``admin`` and manages its own tenant only: it lists,
-creates and revokes tokens of its token's org (an org-bound admin cannot
+A remote viewer needs ``admin``. An org-bound admin manages its own tenant
+only: it lists, creates and revokes tokens of its token's org (it cannot
 mint a token for another org or none), and sees that org's OAuth clients.
+An unbound admin (a token made without ``--org``) covers every org, like the
+local console: ``core/tenant_fence.operator_covers``, the rule OAuth consent
+and the audit log use.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from starlette.routing import BaseRoute, Route
 from brainkeep.console.env import ConsoleEnv, ConsolePage, NavItem
 from brainkeep.console.web import Viewer, action, page, redirect, render
 from brainkeep.core.oauth.service import OAuthService
+from brainkeep.core.tenant_fence import operator_covers
 from brainkeep.core.tokens import SCOPES, TokenService
 from brainkeep.errors import InvalidInput, NotFound
 
@@ -71,9 +75,19 @@ class OneTimeSecrets:
         return item if time.monotonic() - item.at < REVEAL_TTL_S else None
 
 
+def _operator_org(viewer: Viewer, local: bool) -> str | None:
+    """The org this viewer operates for: None (unbound) for the local console."""
+    return None if local else viewer.caller.org_id
+
+
 def _mine(viewer: Viewer, local: bool, org_id: str | None) -> bool:
-    """Whether a token or client of ``org_id`` is this viewer's to manage."""
-    return local or org_id == viewer.caller.org_id
+    """Whether a token or client of ``org_id`` is this viewer's to manage.
+
+    The rule OAuth consent and the audit log use (``core/tenant_fence``): an
+    unbound operator (the local console, or a remote admin token made
+    without ``--org``) covers every org; a bound one, its own org only.
+    """
+    return operator_covers(_operator_org(viewer, local), org_id)
 
 
 def _form_text(form: FormData, name: str) -> str | None:
@@ -107,10 +121,12 @@ def routes(env: ConsoleEnv) -> list[BaseRoute]:
                       tokens=_public(listed, now), clients=clients, created=created,
                       revoked=request.query_params.get("revoked"),
                       scopes=SCOPES, error=error, form=form or {}, show_all=everything,
-                      fixed_org=None if env.local else viewer.caller.org_id)
+                      fixed_org=_operator_org(viewer, env.local))
 
     def create(request: Request, viewer: Viewer, form: FormData) -> Response:
-        org = _form_text(form, "org_id") if env.local else viewer.caller.org_id
+        bound = _operator_org(viewer, env.local)
+        # An unbound operator picks the new token's org; a bound one mints for its own.
+        org = _form_text(form, "org_id") if bound is None else bound
         name, scopes = _form_text(form, "name") or "", _scopes(form)
         expires, agent = _form_text(form, "expires"), _form_text(form, "agent_id")
         values = {"name": name, "scopes": scopes, "expires": expires, "org_id": org,
