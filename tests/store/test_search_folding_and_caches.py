@@ -31,7 +31,7 @@ from brainkeep.store.postgres import PostgresStore
 from brainkeep.store.postgres.columns import MEMORY_FIELDS
 from brainkeep.store.postgres.fold import FOLDED_RANGES, fold, fold_function_sql, fold_table
 from brainkeep.store.postgres.keyword import keyword_plan
-from brainkeep.store.rows import memory_from_row
+from brainkeep.store.sql.rows import memory_from_row
 from tests.pg_server import fresh_database
 from tests.store.conftest import Engine
 from tests.store.contract import insert_memory, put_page, ts

@@ -210,6 +210,14 @@ class ForgetOutcome:
     events: int = 0
 
 
+# The events TrajectoryAudit reads (what the engines' audit scans select):
+# memory lifecycle, scope changes, shares, recall batches.
+AUDIT_EVENT_KINDS = (
+    "memory.insert", "memory.delete", "memory.decay", "memory.redact", "memory.expire",
+    "memory.scope", "memory.recall", "acl.grant",
+)
+
+
 @dataclass(frozen=True)
 class AuditEvent:
     """The fields of one log event TrajectoryAudit needs."""

@@ -21,8 +21,6 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from brainkeep.store.cursors_sql import CursorsMixin
-from brainkeep.store.oauth_sql import OAuthMixin
 from brainkeep.store.postgres.audit_scans import AuditScansMixin
 from brainkeep.store.postgres.changes import ChangesMixin
 from brainkeep.store.postgres.describe import describe
@@ -34,13 +32,15 @@ from brainkeep.store.postgres.memory_text import MemoryTextMixin
 from brainkeep.store.postgres.page_fts import PageFtsMixin
 from brainkeep.store.postgres.vectors import VectorsMixin
 from brainkeep.store.sql.checkpoints import CheckpointsMixin
+from brainkeep.store.sql.cursors import CursorsMixin
 from brainkeep.store.sql.dialect import POSTGRES, SQL
 from brainkeep.store.sql.memories import MemoriesMixin
 from brainkeep.store.sql.mnemo import MnemoMixin
+from brainkeep.store.sql.oauth import OAuthMixin
 from brainkeep.store.sql.pages import PagesMixin
 from brainkeep.store.sql.reads import ReadsMixin
-from brainkeep.store.tokens_sql import TokensMixin
-from brainkeep.store.verified_heads_sql import VerifiedHeadsMixin
+from brainkeep.store.sql.tokens import TokensMixin
+from brainkeep.store.sql.verified_heads import VerifiedHeadsMixin
 
 
 class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, TokensMixin,

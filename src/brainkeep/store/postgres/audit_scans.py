@@ -17,11 +17,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from brainkeep.core.mnemo.models import AuditEvent, ChainRow, FactWrite
+from brainkeep.core.mnemo.models import AUDIT_EVENT_KINDS, AuditEvent, ChainRow, FactWrite
 from brainkeep.core.scope import ReadScope
 from brainkeep.store.postgres.engine import PostgresEngine
 from brainkeep.store.postgres.visibility import named, readable
-from brainkeep.store.sqlite.audit_scans import AUDIT_KINDS
 
 
 def _seen(scope: ReadScope, now: str | None, params: dict[str, Any]) -> str:
@@ -131,7 +130,7 @@ class AuditScansMixin:
         Read in pages of 5,000 (keyset on ``seq``), as on SQLite.
         """
         params: dict[str, Any] = {"agent": agent_id, "thread": thread_id, "after": 0,
-                                  "kinds": list(AUDIT_KINDS)}
+                                  "kinds": list(AUDIT_EVENT_KINDS)}
         if scope is not None and now is None:
             raise ValueError("a scoped scan needs `now` (ACL and delegation expiry)")
         seen = "" if scope is None or now is None else " AND " + _event_seen(scope, now, params)

@@ -1,6 +1,6 @@
 """Substring recall over ``memories`` through the trigram GIN index (migration 0013).
 
-``store/substring.py`` states the rule; this is its PostgreSQL mechanics, the
+``store/sql/substring.py`` states the rule; this is its PostgreSQL mechanics, the
 twin of ``store/sqlite/grep.py``. ``strpos`` rechecks exactly what the old
 scan tested, so results are identical to it.
 
@@ -25,7 +25,7 @@ from typing import Any
 
 from brainkeep.store.postgres.driver import Row
 from brainkeep.store.postgres.engine import PostgresEngine
-from brainkeep.store.substring import SHORT_WINDOW, indexed
+from brainkeep.store.sql.substring import SHORT_WINDOW, indexed
 
 # Filtered rows walked before an indexed needle goes to the index: one batch,
 # enough for a needle in a quarter of the rows to fill a limit of 50.

@@ -24,7 +24,7 @@ from brainkeep.core.integrity_rows import (
     Vanished,
 )
 from brainkeep.store.postgres.engine import PostgresEngine, Row
-from brainkeep.store.rows import memory_from_row
+from brainkeep.store.sql.rows import memory_from_row
 
 
 def _newest(subject_type: str, alias: str, key: str, subject: str) -> str:

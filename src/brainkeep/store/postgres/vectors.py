@@ -34,7 +34,7 @@ from brainkeep.store.postgres.engine import PostgresEngine
 from brainkeep.store.postgres.filters import fact_filter_sql
 from brainkeep.store.postgres.nearest import HNSW_MAX_DIM
 from brainkeep.store.postgres.search_index import PostgresSearchIndex
-from brainkeep.store.rows import memory_from_row
+from brainkeep.store.sql.rows import memory_from_row
 
 _LIVE = {
     CHUNK: "EXISTS (SELECT 1 FROM chunks c JOIN pages p ON p.id = c.page_id "

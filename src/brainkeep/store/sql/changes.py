@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from brainkeep.core.models import Memory, Page
 from brainkeep.core.scope import ReadScope
-from brainkeep.store.rows import memory_from_row, page_columns, page_from_row
 from brainkeep.store.sql.dialect import SQL, positional
+from brainkeep.store.sql.rows import memory_from_row, page_columns, page_from_row
 from brainkeep.store.sql.scope import live, readable
 
 # Every write that makes a page live emits `page.put` (create, edit, restore,

@@ -12,8 +12,8 @@ from typing import Any
 from brainkeep.core.mnemo.models import Checkpoint
 from brainkeep.core.models import Memory
 from brainkeep.core.scope import ReadScope
-from brainkeep.store.rows import checkpoint_from_row, memory_from_row
 from brainkeep.store.sql.dialect import SQL, named
+from brainkeep.store.sql.rows import checkpoint_from_row, memory_from_row
 from brainkeep.store.sql.scope import readable
 
 

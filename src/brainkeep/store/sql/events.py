@@ -17,8 +17,8 @@ from typing import Any
 
 from brainkeep.core.audit import next_event
 from brainkeep.core.models import Event, NewEvent
-from brainkeep.store.rows import EVENT_COLUMNS, event_from_row, event_row
 from brainkeep.store.sql.dialect import SQL
+from brainkeep.store.sql.rows import EVENT_COLUMNS, event_from_row, event_row
 
 
 class EventsMixin:

@@ -22,8 +22,8 @@ from collections.abc import Callable
 
 from brainkeep.core.models import Link, Page, PageDraft, TimelineEntry
 from brainkeep.core.slugs import normalize_alias
-from brainkeep.store.rows import PAGE_COLUMNS, page_columns, page_from_row
 from brainkeep.store.sql.dialect import SQL
+from brainkeep.store.sql.rows import PAGE_COLUMNS, page_columns, page_from_row
 
 _LINK_COLUMNS = "p.slug AS from_slug, l.to_slug, l.link_type, l.link_source, l.context"
 

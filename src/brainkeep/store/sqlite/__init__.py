@@ -11,14 +11,16 @@ from typing import Any
 
 import numpy as np
 
-from brainkeep.store.cursors_sql import CursorsMixin
-from brainkeep.store.oauth_sql import OAuthMixin
 from brainkeep.store.sql.checkpoints import CheckpointsMixin
+from brainkeep.store.sql.cursors import CursorsMixin
 from brainkeep.store.sql.dialect import SQL, SQLITE
 from brainkeep.store.sql.memories import MemoriesMixin
 from brainkeep.store.sql.mnemo import MnemoMixin
+from brainkeep.store.sql.oauth import OAuthMixin
 from brainkeep.store.sql.pages import PagesMixin
 from brainkeep.store.sql.reads import ReadsMixin
+from brainkeep.store.sql.tokens import TokensMixin
+from brainkeep.store.sql.verified_heads import VerifiedHeadsMixin
 from brainkeep.store.sqlite.audit_scans import AuditScansMixin
 from brainkeep.store.sqlite.changes import ChangesMixin
 from brainkeep.store.sqlite.engine import SQLiteEngine
@@ -29,8 +31,6 @@ from brainkeep.store.sqlite.memory_text import MemoryTextMixin
 from brainkeep.store.sqlite.page_fts import PageFtsMixin
 from brainkeep.store.sqlite.search_index import SQLiteSearchIndex
 from brainkeep.store.sqlite.vectors import VectorsMixin
-from brainkeep.store.tokens_sql import TokensMixin
-from brainkeep.store.verified_heads_sql import VerifiedHeadsMixin
 
 
 class SQLiteStore(

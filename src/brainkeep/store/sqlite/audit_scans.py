@@ -6,17 +6,11 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from brainkeep.core.mnemo.models import AuditEvent, ChainRow, FactWrite
+from brainkeep.core.mnemo.models import AUDIT_EVENT_KINDS, AuditEvent, ChainRow, FactWrite
 from brainkeep.core.scope import ReadScope
-from brainkeep.store.rows import in_list
+from brainkeep.store.sql.rows import in_list
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.visibility import named, readable
-
-# The events TrajectoryAudit reads: memory lifecycle, scope changes, shares, recall batches.
-AUDIT_KINDS = (
-    "memory.insert", "memory.delete", "memory.decay", "memory.redact", "memory.expire",
-    "memory.scope", "memory.recall", "acl.grant",
-)
 
 
 def _seen(scope: ReadScope, now: str | None, params: dict[str, Any]) -> str:
@@ -121,7 +115,7 @@ class AuditScansMixin:
             # Agent ids are [A-Za-z0-9._-]: quoted, the id is one JSON path key.
             "reader": None if agent_id is None else "$.readers." + json.dumps(agent_id),
         }
-        kinds = in_list("k", list(AUDIT_KINDS), params)
+        kinds = in_list("k", list(AUDIT_EVENT_KINDS), params)
         if scope is not None and now is None:
             raise ValueError("a scoped scan needs `now` (ACL and delegation expiry)")
         seen = "" if scope is None or now is None else " AND " + _event_seen(scope, now, params)

@@ -1,6 +1,6 @@
 """Substring recall over ``memories`` through the FTS5 trigram table (migration 0013).
 
-``store/substring.py`` states the rule; this is its SQLite mechanics. The
+``store/sql/substring.py`` states the rule; this is its SQLite mechanics. The
 trigram table folds case per Unicode, a superset of SQLite's ASCII-only
 ``lower()``, so every query rechecks ``instr(lower(text), ...)``: the rows
 returned are exactly those the old full scan returned, in the same order.
@@ -13,7 +13,7 @@ newer (``_newer_unread``: ids and ``created_at`` rise together in a brain
 written through one clock, checked, never assumed). Otherwise every match
 is read: the cost follows the matches, never the table. A shorter needle
 walks the newest ``SHORT_WINDOW`` rows passing the other filters and stops
-at ``limit`` hits (``store/substring.py``).
+at ``limit`` hits (``store/sql/substring.py``).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from brainkeep.store.sql.substring import SHORT_WINDOW, indexed
 from brainkeep.store.sqlite.engine import SQLiteEngine
-from brainkeep.store.substring import SHORT_WINDOW, indexed
 
 # Index matches read per batch (a frequent needle fills the limit within one).
 BATCH = 1_000

@@ -20,7 +20,7 @@ from brainkeep.core.integrity_rows import (
     Vanished,
 )
 from brainkeep.core.models import Event
-from brainkeep.store.rows import event_from_row, memory_from_row
+from brainkeep.store.sql.rows import event_from_row, memory_from_row
 from brainkeep.store.sqlite.engine import SQLiteEngine
 
 

@@ -21,7 +21,7 @@ from brainkeep.core.retrieval import (
     PageHead,
 )
 from brainkeep.core.scope import ReadScope
-from brainkeep.store.rows import memory_from_row
+from brainkeep.store.sql.rows import memory_from_row
 from brainkeep.store.sqlite import visibility
 from brainkeep.store.sqlite.engine import SQLiteEngine
 

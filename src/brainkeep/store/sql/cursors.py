@@ -1,34 +1,30 @@
 """delta session cursors, for both engines: per-stream event seqs, keyed (source, client, session).
 
-Plain SQL both engines run, written once (``store/portable_sql.py``); the
+Plain SQL both engines run, written once (``store/sql/dialect.py``); the
 per-client trim addresses rows by their primary key, which both have.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from brainkeep.core.models import SessionCursor
-from brainkeep.store.portable_sql import PortableSQL
+from brainkeep.store.sql.dialect import SQL
 
 _COLUMNS = ("source_id, client_id, session_id, last_wake_at, page_seq, fact_seq, "
             "standing_entities, updated_at")
 
 
 class CursorsMixin:
-    """Session cursor persistence; expects ``self.db`` to be either engine."""
+    """Session cursor persistence; over ``self.sql``."""
 
-    db: Any
+    sql: SQL
 
-    @property
-    def _cursors_sql(self) -> PortableSQL:
-        return PortableSQL(self.db)
 
     def get_session_cursor(
         self, source_id: str, client_id: str, session_id: str
     ) -> SessionCursor | None:
-        row = self._cursors_sql.one(
+        row = self.sql.one(
             f"SELECT {_COLUMNS} FROM session_cursors WHERE source_id = ? AND client_id = ? "
             "AND session_id = ?",
             (source_id, client_id, session_id),
@@ -48,7 +44,7 @@ class CursorsMixin:
 
     def put_session_cursor(self, cursor: SessionCursor) -> None:
         """Upsert a cursor (last writer wins)."""
-        self._cursors_sql.execute(
+        self.sql.execute(
             f"INSERT INTO session_cursors ({_COLUMNS}) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (source_id, client_id, session_id) DO UPDATE SET "
@@ -69,10 +65,10 @@ class CursorsMixin:
 
     def gc_session_cursors(self, idle_before: str, *, keep_per_client: int = 1000) -> int:
         """Delete cursors idle since before ``idle_before`` and trim each client to a cap."""
-        removed = self._cursors_sql.execute(
+        removed = self.sql.execute(
             "DELETE FROM session_cursors WHERE updated_at < ?", (idle_before,)
         ).rowcount
-        removed += self._cursors_sql.execute(
+        removed += self.sql.execute(
             "DELETE FROM session_cursors WHERE (source_id, client_id, session_id) IN ("
             "SELECT source_id, client_id, session_id FROM ("
             "SELECT source_id, client_id, session_id, ROW_NUMBER() OVER ("

@@ -2,25 +2,23 @@
 
 ``core/verify.py`` starts an incremental walk from the newest of them that
 still matches the log. The statements are the same on SQLite and PostgreSQL
-(``store/portable_sql.py``).
+(``store/sql/dialect.py``).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from brainkeep.core.integrity_rows import VerifiedCheckpoint
-from brainkeep.store.portable_sql import PortableSQL
+from brainkeep.store.sql.dialect import SQL
 
 
 class VerifiedHeadsMixin:
-    """Verified checkpoints; expects ``self.db`` to be either engine."""
+    """Verified checkpoints; over ``self.sql``."""
 
-    db: Any
+    sql: SQL
 
     def verified_checkpoints(self, *, limit: int = 50) -> list[VerifiedCheckpoint]:
         """The newest ``limit`` heads verify walks proved, newest seq first."""
-        rows = PortableSQL(self.db).all(
+        rows = self.sql.all(
             "SELECT seq, hash, verified_at, mode, from_seq, key_fingerprint, signature "
             "FROM verify_checkpoints ORDER BY seq DESC, id DESC LIMIT ?", (limit,)
         )
@@ -31,7 +29,7 @@ class VerifiedHeadsMixin:
     def record_verified_checkpoint(self, checkpoint: VerifiedCheckpoint) -> None:
         """Remember a proved head (inside ``transaction()``)."""
         c = checkpoint
-        PortableSQL(self.db).execute(
+        self.sql.execute(
             "INSERT INTO verify_checkpoints (seq, hash, verified_at, mode, from_seq, "
             "key_fingerprint, signature) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (c.seq, c.hash, c.verified_at, c.mode, c.from_seq, c.key_fingerprint, c.signature),
@@ -39,4 +37,4 @@ class VerifiedHeadsMixin:
 
     def forget_verified_checkpoints(self) -> int:
         """Drop every proved head (a full walk found a break); returns how many."""
-        return int(self.db.execute("DELETE FROM verify_checkpoints").rowcount)
+        return int(self.sql.execute("DELETE FROM verify_checkpoints").rowcount)

@@ -1,7 +1,7 @@
 """HTTP bearer tokens, for both engines: rows hold a secret's hash, never the secret.
 
 The statements are plain SQL that SQLite and PostgreSQL both run, written
-once (``store/portable_sql.py``).
+once (``store/sql/dialect.py``).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from brainkeep.core.token_models import ApiToken
-from brainkeep.store.portable_sql import PortableSQL
+from brainkeep.store.sql.dialect import SQL
 
 _COLUMNS = ("id, name, secret_hash, scopes, created_at, expires_at, revoked_at, org_id, "
             "agent_id")
@@ -31,17 +31,14 @@ def _token_from_row(row: Any) -> ApiToken:
 
 
 class TokensMixin:
-    """Token persistence; expects ``self.db`` to be either engine."""
+    """Token persistence; over ``self.sql``."""
 
-    db: Any
+    sql: SQL
 
-    @property
-    def _tokens_sql(self) -> PortableSQL:
-        return PortableSQL(self.db)
 
     def insert_token(self, token: ApiToken) -> None:
         """Insert a new token row. Must run inside ``transaction()``."""
-        self._tokens_sql.execute(
+        self.sql.execute(
             f"INSERT INTO tokens ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 token.id,
@@ -57,12 +54,12 @@ class TokensMixin:
         )
 
     def get_token(self, token_id: str) -> ApiToken | None:
-        row = self._tokens_sql.one(f"SELECT {_COLUMNS} FROM tokens WHERE id = ?", (token_id,))
+        row = self.sql.one(f"SELECT {_COLUMNS} FROM tokens WHERE id = ?", (token_id,))
         return None if row is None else _token_from_row(row)
 
     def get_live_token_by_name(self, name: str) -> ApiToken | None:
         """The unrevoked token called ``name`` (expired ones included)."""
-        row = self._tokens_sql.one(
+        row = self.sql.one(
             f"SELECT {_COLUMNS} FROM tokens WHERE name = ? AND revoked_at IS NULL", (name,)
         )
         return None if row is None else _token_from_row(row)
@@ -76,14 +73,14 @@ class TokensMixin:
 
     def revoke_token(self, token_id: str, now: str) -> None:
         """Stamp ``revoked_at`` (kept, not deleted: the audit trail names the row)."""
-        self._tokens_sql.execute(
+        self.sql.execute(
             "UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
             (now, token_id),
         )
 
     def count_usable_tokens(self, now: str) -> int:
         """Tokens neither revoked nor expired at ``now``."""
-        row = self._tokens_sql.one(
+        row = self.sql.one(
             "SELECT COUNT(*) FROM tokens WHERE revoked_at IS NULL "
             "AND (expires_at IS NULL OR expires_at > ?)",
             (now,),
