@@ -22,18 +22,18 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from brainkeep.store.postgres.audit_scans import AuditScansMixin
-from brainkeep.store.postgres.changes import ChangesMixin
 from brainkeep.store.postgres.describe import describe
 from brainkeep.store.postgres.engine import CONNECT_TIMEOUT_S, LOCK_TIMEOUT_MS, PostgresEngine
-from brainkeep.store.postgres.events import EventsMixin
 from brainkeep.store.postgres.full_walk import FullWalkMixin
 from brainkeep.store.postgres.integrity import IntegrityMixin
 from brainkeep.store.postgres.memory_text import MemoryTextMixin
 from brainkeep.store.postgres.page_fts import PageFtsMixin
 from brainkeep.store.postgres.vectors import VectorsMixin
+from brainkeep.store.sql.changes import ChangesMixin
 from brainkeep.store.sql.checkpoints import CheckpointsMixin
 from brainkeep.store.sql.cursors import CursorsMixin
 from brainkeep.store.sql.dialect import POSTGRES, SQL
+from brainkeep.store.sql.events import EventsMixin
 from brainkeep.store.sql.memories import MemoriesMixin
 from brainkeep.store.sql.mnemo import MnemoMixin
 from brainkeep.store.sql.oauth import OAuthMixin

@@ -11,9 +11,11 @@ from typing import Any
 
 import numpy as np
 
+from brainkeep.store.sql.changes import ChangesMixin
 from brainkeep.store.sql.checkpoints import CheckpointsMixin
 from brainkeep.store.sql.cursors import CursorsMixin
 from brainkeep.store.sql.dialect import SQL, SQLITE
+from brainkeep.store.sql.events import EventsMixin
 from brainkeep.store.sql.memories import MemoriesMixin
 from brainkeep.store.sql.mnemo import MnemoMixin
 from brainkeep.store.sql.oauth import OAuthMixin
@@ -22,9 +24,7 @@ from brainkeep.store.sql.reads import ReadsMixin
 from brainkeep.store.sql.tokens import TokensMixin
 from brainkeep.store.sql.verified_heads import VerifiedHeadsMixin
 from brainkeep.store.sqlite.audit_scans import AuditScansMixin
-from brainkeep.store.sqlite.changes import ChangesMixin
 from brainkeep.store.sqlite.engine import SQLiteEngine
-from brainkeep.store.sqlite.events import EventsMixin
 from brainkeep.store.sqlite.full_walk import FullWalkMixin
 from brainkeep.store.sqlite.integrity import IntegrityMixin
 from brainkeep.store.sqlite.memory_text import MemoryTextMixin
