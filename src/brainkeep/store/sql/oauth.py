@@ -41,7 +41,7 @@ class OAuthMixin:
         sql = "SELECT * FROM oauth_clients"
         if not include_revoked:
             sql += " WHERE revoked_at IS NULL"
-        return [client_from_row(r) for r in self.db.all(sql + " ORDER BY name, client_id")]
+        return [client_from_row(r) for r in self.sql.all(sql + " ORDER BY name, client_id")]
 
     def revoke_oauth_client(self, client_id: str, now: str) -> bool:
         """Stamp ``revoked_at`` (kept: the audit trail names the row); False if none was live."""

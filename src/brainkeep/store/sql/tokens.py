@@ -68,7 +68,7 @@ class TokensMixin:
         sql = f"SELECT {_COLUMNS} FROM tokens"
         if not include_revoked:
             sql += " WHERE revoked_at IS NULL"
-        rows = self.db.all(sql + " ORDER BY name, created_at")
+        rows = self.sql.all(sql + " ORDER BY name, created_at")
         return [_token_from_row(r) for r in rows]
 
     def revoke_token(self, token_id: str, now: str) -> None:
