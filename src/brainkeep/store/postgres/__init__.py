@@ -1,18 +1,17 @@
 """The PostgreSQL engine behind the Store protocol (a team's shared brain).
 
-Ported: lifecycle and meta (this module), the event log (``events``),
-memory writes and reads (``memories``), the verifier's scans
-(``integrity``), the chain and audit scans (``audit_scans``), the Mnemo
-sharing and forgetting side (``mnemo``) and checkpoints (``checkpoints``),
-pages with their aliases, links, timeline and chunks (``pages``), delta's
-change streams and session cursors (``changes``, ``cursors``) and HTTP
-tokens (``tokens``), embeddings and retrieval reads (``vectors``) with
-the ``SearchIndex`` (``search_index``: ``keyword`` over the ``tsv`` columns,
-``nearest`` over pgvector's per-dimension HNSW indexes). Every Store method
-is implemented (tests/store/test_protocol_coverage.py keeps it so).
+Most repositories are written once for both engines in ``store/sql/`` and
+run here through ``self.sql`` (``SQL`` over ``PostgresEngine`` with the
+``POSTGRES`` dialect). This package keeps what truly differs: connections,
+the pool and transactions (``engine``, ``connections``), migrations, the
+keyword index over the generated ``tsv`` columns (``keyword``, ``term_stats``),
+pgvector search (``nearest``, ``vectors``), trigram grep (``grep``), the
+verifier's scans (``integrity``, ``audit_scans``, ``full_walk``) and the
+no-op full-text hooks (``page_fts``, ``memory_text``). Every Store method is
+implemented (tests/store/test_protocol_coverage.py keeps it so).
 
-How to write a method: see ``engine.py`` (placeholders ``%s``/``%(name)s``,
-``Row`` access, ``transaction()``/``writing()``, ``stream``).
+Engine-specific statements use psycopg's marks (``%s``/``%(name)s``; see
+``engine.py``); shared ones use the portable marks of ``store/sql/dialect.py``.
 """
 
 from __future__ import annotations
