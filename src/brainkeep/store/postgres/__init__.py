@@ -34,6 +34,7 @@ from brainkeep.store.sql.cursors import CursorsMixin
 from brainkeep.store.sql.dialect import POSTGRES, SQL
 from brainkeep.store.sql.events import EventsMixin
 from brainkeep.store.sql.memories import MemoriesMixin
+from brainkeep.store.sql.meta import MetaMixin
 from brainkeep.store.sql.mnemo import MnemoMixin
 from brainkeep.store.sql.oauth import OAuthMixin
 from brainkeep.store.sql.pages import PagesMixin
@@ -47,7 +48,7 @@ class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, Token
                     MemoryTextMixin,
                     MnemoMixin, CheckpointsMixin, EventsMixin, AuditScansMixin,
                     IntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
-                    VerifiedHeadsMixin, FullWalkMixin):
+                    VerifiedHeadsMixin, MetaMixin, FullWalkMixin):
     """A brain in one PostgreSQL database, shared by any number of processes."""
 
     engine_name = "postgres"
@@ -94,36 +95,6 @@ class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, Token
 
     def schema_version(self) -> int:
         return self.db.schema_version()
-
-    def get_meta(self, key: str) -> str | None:
-        value = self.db.scalar("SELECT value FROM meta WHERE key = %s", (key,))
-        return None if value is None else str(value)
-
-    def set_meta(self, key: str, value: str) -> None:
-        self.db.execute(
-            "INSERT INTO meta (key, value) VALUES (%s, %s) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
-
-    def counts(self) -> dict[str, int]:
-        """Row counts for `doctor` (one round trip)."""
-        queries = {
-            "pages": "SELECT COUNT(*) FROM pages WHERE deleted_at IS NULL",
-            "pages_deleted": "SELECT COUNT(*) FROM pages WHERE deleted_at IS NOT NULL",
-            "links": "SELECT COUNT(*) FROM links",
-            "aliases": "SELECT COUNT(*) FROM page_aliases",
-            "timeline_entries": "SELECT COUNT(*) FROM timeline_entries",
-            "chunks": "SELECT COUNT(*) FROM chunks",
-            "memories": "SELECT COUNT(*) FROM memories",
-            "memories_active": "SELECT COUNT(*) FROM memories WHERE expired_at IS NULL "
-            "AND deleted_at IS NULL",
-            "events": "SELECT COUNT(*) FROM events",
-        }
-        row = self.db.one("SELECT " + ", ".join(f"({sql}) AS {name}"
-                                                for name, sql in queries.items()))
-        assert row is not None
-        return {name: int(row[name]) for name in queries}
 
     def describe(self) -> dict[str, Any]:
         """Server and pgvector versions, pool and migrations for `doctor` (no secrets)."""

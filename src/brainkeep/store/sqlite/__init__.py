@@ -17,6 +17,7 @@ from brainkeep.store.sql.cursors import CursorsMixin
 from brainkeep.store.sql.dialect import SQL, SQLITE
 from brainkeep.store.sql.events import EventsMixin
 from brainkeep.store.sql.memories import MemoriesMixin
+from brainkeep.store.sql.meta import MetaMixin
 from brainkeep.store.sql.mnemo import MnemoMixin
 from brainkeep.store.sql.oauth import OAuthMixin
 from brainkeep.store.sql.pages import PagesMixin
@@ -38,7 +39,7 @@ class SQLiteStore(
     PageFtsMixin,
     MemoryTextMixin,
     CheckpointsMixin, AuditScansMixin, IntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
-    VerifiedHeadsMixin, FullWalkMixin,
+    VerifiedHeadsMixin, MetaMixin, FullWalkMixin,
 ):
     """A brain in one SQLite file (WAL mode)."""
 
@@ -75,33 +76,6 @@ class SQLiteStore(
 
     def schema_version(self) -> int:
         return self.db.schema_version()
-
-    def get_meta(self, key: str) -> str | None:
-        value = self.db.scalar("SELECT value FROM meta WHERE key = ?", (key,))
-        return None if value is None else str(value)
-
-    def set_meta(self, key: str, value: str) -> None:
-        self.db.execute(
-            "INSERT INTO meta (key, value) VALUES (?, ?) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
-
-    def counts(self) -> dict[str, int]:
-        """Row counts for `doctor`."""
-        queries = {
-            "pages": "SELECT COUNT(*) FROM pages WHERE deleted_at IS NULL",
-            "pages_deleted": "SELECT COUNT(*) FROM pages WHERE deleted_at IS NOT NULL",
-            "links": "SELECT COUNT(*) FROM links",
-            "aliases": "SELECT COUNT(*) FROM page_aliases",
-            "timeline_entries": "SELECT COUNT(*) FROM timeline_entries",
-            "chunks": "SELECT COUNT(*) FROM chunks",
-            "memories": "SELECT COUNT(*) FROM memories",
-            "memories_active": "SELECT COUNT(*) FROM memories WHERE expired_at IS NULL "
-            "AND deleted_at IS NULL",
-            "events": "SELECT COUNT(*) FROM events",
-        }
-        return {name: int(self.db.scalar(sql)) for name, sql in queries.items()}
 
     def describe(self) -> dict[str, Any]:
         """Engine facts for `doctor` (see ``Store.describe``)."""
