@@ -27,7 +27,7 @@ def protocol_members(protocol: type) -> set[str]:
     """Public methods and attributes the protocol and its repository protocols declare."""
     names: set[str] = set()
     for part in protocol.__mro__:
-        if part.__module__.startswith("brainkeep.store"):
+        if part.__module__.startswith("brainkeep.core.ports"):
             names |= {
                 name
                 for name, value in vars(part).items()
