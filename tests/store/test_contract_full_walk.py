@@ -47,7 +47,7 @@ def test_event_digests_render_the_hashed_text(store: Store) -> None:
                           subject_id=event.subject_id, actor=event.actor, payload=event.payload)
         assert (digest.kind, digest.prev_hash, digest.hash) == (
             event.kind, event.prev_hash, event.hash)
-        assert digest.hashed == event_input(event.prev_hash, body).decode()
+        assert digest.hashed == event_input(event.prev_hash, body)
     assert [d.seq for d in store.iter_event_digests(after_seq=2)] == [3]
 
 
@@ -66,8 +66,8 @@ def test_memory_checks_render_both_hash_inputs(store: Store) -> None:
     assert [r.uuid for r in lean] == [s.memory.uuid for s in full] == [a.uuid, b.uuid, c.uuid]
     for row, state in zip(lean, full, strict=True):
         m = state.memory
-        assert row.content_text == memory_input(m.text, m.agent_id, m.created_at).decode()
-        assert row.state_text == state_input(memory_state(m)).decode()
+        assert row.content_input == memory_input(m.text, m.agent_id, m.created_at)
+        assert row.state_input == state_input(memory_state(m))
         assert (row.recorded_content, row.recorded_state, row.last_seq) == (
             state.recorded_content, state.recorded_state, state.last_seq)
         assert (row.agent_id, row.thread_id, row.content_hash, row.prev_hash) == (
@@ -90,10 +90,10 @@ def test_page_checks_render_the_state_input(store: Store) -> None:
     assert [p.id for p in lean] == [p.id for p in full] and lean[0].id == str(page.id)
     for row, state in zip(lean, full, strict=True):
         assert (row.slug, row.content, row.content_hash) == (
-            state.slug, state.content, state.content_hash)
-        assert row.state_text == state_input(page_state(
+            state.slug, state.content.encode(), state.content_hash)
+        assert row.state_input == state_input(page_state(
             source_id=state.source_id, slug=state.slug, visibility=state.visibility,
-            deleted_at=state.deleted_at)).decode()
+            deleted_at=state.deleted_at))
         assert (row.recorded_content, row.recorded_state, row.last_seq) == (
             state.recorded_content, state.recorded_state, state.last_seq)
 

@@ -66,14 +66,14 @@ def page_reason(page: PageState, marker: int | None) -> str | None:
 
 def _accepted(page: PageCheck, marker: int | None) -> bool:
     """True when the lean row passes every check ``page_reason`` makes (else it decides)."""
-    if hashlib.sha256(page.content.encode()).hexdigest() != page.content_hash:
+    if hashlib.sha256(page.content).hexdigest() != page.content_hash:
         return False
     if page.recorded_content != page.content_hash:
         return False
     if page.recorded_state is None:
         return unrecorded_ok(page.last_seq, marker)
-    return (page.state_text is not None
-            and hashlib.sha256(page.state_text.encode()).hexdigest() == page.recorded_state)
+    return (page.state_input is not None
+            and hashlib.sha256(page.state_input).hexdigest() == page.recorded_state)
 
 
 def check_pages(store: Store, marker: int | None,

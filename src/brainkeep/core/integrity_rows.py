@@ -5,8 +5,8 @@ Engines fill these (one query per scan, streamed); ``core/verify.py`` and
 
 The full walk reads lean rows (``EventDigest``, ``MemoryCheck``,
 ``PageCheck``: tuples, no domain objects) in which the engine has already
-*rendered* the exact text a hash covers (``hashed``, ``content_text``,
-``state_text``), e.g. SQLite with its own JSON functions in C. A rendering
+*rendered* the exact bytes a hash covers (``hashed``, ``content_input``,
+``state_input``), e.g. SQLite with its own JSON functions in C. A rendering
 is only a candidate: the verifier accepts a row when the candidate hashes to
 the hash the log recorded, and otherwise decides with the exact rule on the
 full row (``MemoryState``, ``PageState``, ``Event``). That is sound as long
@@ -130,9 +130,9 @@ class EventDigest(NamedTuple):
     kind: str
     prev_hash: str
     hash: str
-    # Candidate for ``prev_hash + "\n" + canonical(body)`` (core/audit.py);
-    # None: the engine could not render it (the exact rule decides).
-    hashed: str | None
+    # Candidate for ``prev_hash + "\n" + canonical(body)`` (core/audit.py
+    # ``event_input``); None: the engine could not render it (the exact rule decides).
+    hashed: bytes | None
 
 
 class MemoryCheck(NamedTuple):
@@ -145,10 +145,9 @@ class MemoryCheck(NamedTuple):
     prev_hash: str | None
     redacted_at: str | None
     text_if_redacted: str | None  # the text when ``redacted_at`` is not NULL, else None
-    # Candidates for ``canonical({"content", "agent_id", "created_at"})`` and for
-    # ``"state\n" + canonical(access state)``; None: not rendered.
-    content_text: str | None
-    state_text: str | None
+    # Candidates for ``memory_input`` and ``state_input`` (core/audit.py); None: not rendered.
+    content_input: bytes | None
+    state_input: bytes | None
     recorded_content: str | None  # as ``MemoryState``
     recorded_state: str | None
     last_seq: int | None
@@ -161,9 +160,9 @@ class PageCheck(NamedTuple):
 
     id: str
     slug: str
-    content: str
+    content: bytes  # UTF-8, as ``page_hash`` hashes it
     content_hash: str
-    state_text: str | None  # candidate for ``"state\n" + canonical(page state)``
+    state_input: bytes | None  # candidate for ``state_input(page_state(...))``
     recorded_content: str | None
     recorded_state: str | None
     last_seq: int | None

@@ -91,16 +91,14 @@ def accepted(row: MemoryCheck, previous: str | None, bridge: dict[str, str | Non
     if row.redacted_at:
         if row.text_if_redacted != REDACTED_TEXT:
             return False
-    elif (row.content_text is None
-          or sha256(row.content_text.encode()).hexdigest() != row.content_hash):
+    elif row.content_input is None or sha256(row.content_input).hexdigest() != row.content_hash:
         return False
     if row.recorded_content != row.content_hash or not links(row.prev_hash, previous, bridge):
         return False
     if row.recorded_state is None:
         if not unrecorded_ok(row.last_seq, marker):
             return False
-    elif (row.state_text is None
-          or sha256(row.state_text.encode()).hexdigest() != row.recorded_state):
+    elif row.state_input is None or sha256(row.state_input).hexdigest() != row.recorded_state:
         return False
     if row.tags == "[]" and row.tag_rows in (None, "[]"):
         return True

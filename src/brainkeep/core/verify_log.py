@@ -89,7 +89,7 @@ def walk_log(store: Store, trusted: Ed25519PublicKey | None) -> EventWalk:
     for seq, kind, prev_hash, digest, hashed in store.iter_event_digests():
         checked += 1
         reason = _link_reason(seq, prev_hash, expected, prev)
-        if reason is None and (hashed is None or sha256(hashed.encode()).hexdigest() != digest):
+        if reason is None and (hashed is None or sha256(hashed).hexdigest() != digest):
             event = store.event_at(seq)
             if event is None or event_hash(prev, _body(event)) != digest:
                 reason = _HASH_REASON

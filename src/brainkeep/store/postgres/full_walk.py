@@ -44,29 +44,29 @@ def _recorded(subject_type: str, key: str, subject: str) -> str:
     )
 
 
-def _event_text(r: Row) -> str | None:
+def _event_input(r: Row) -> bytes | None:
     try:
         payload = json.loads(r["payload"])
         body = event_body(seq=r["seq"], ts=r["ts"], source_id=r["source_id"], kind=r["kind"],
                           subject_type=r["subject_type"], subject_id=r["subject_id"],
                           actor=r["actor"], payload=payload)
-        return event_input(r["prev_hash"], body).decode()
+        return event_input(r["prev_hash"], body)
     except (TypeError, ValueError):  # the exact rule (core/verify.py) reports it
         return None
 
 
 def _memory_check(r: Row) -> MemoryCheck:
     try:
-        state: str | None = state_input(memory_state_of(
+        state: bytes | None = state_input(memory_state_of(
             {**{name: r[name] for name in MEMORY_STATE_FIELDS}, "tags": json.loads(r["tags"])}
-        )).decode()
+        ))
     except (TypeError, ValueError):
         state = None
     redacted = r["redacted_at"]
     return MemoryCheck(
         r["uuid"], r["agent_id"], r["thread_id"], r["content_hash"], r["prev_hash"], redacted,
         None if redacted is None else r["text"],
-        memory_input(r["text"], r["agent_id"], r["created_at"]).decode(), state,
+        memory_input(r["text"], r["agent_id"], r["created_at"]), state,
         r["bk_content"], r["bk_state"], r["bk_last_seq"], r["tags"], r["bk_tags"])
 
 
@@ -83,7 +83,7 @@ class FullWalkMixin:
         """Every event after ``after_seq`` in chain order, its hash input rendered."""
         for r in self.db.stream("SELECT * FROM events WHERE seq > %s ORDER BY seq",
                                 (after_seq,), batch=5000):
-            yield EventDigest(r["seq"], r["kind"], r["prev_hash"], r["hash"], _event_text(r))
+            yield EventDigest(r["seq"], r["kind"], r["prev_hash"], r["hash"], _event_input(r))
 
     def iter_memory_checks(
         self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None
@@ -115,6 +115,7 @@ class FullWalkMixin:
         ):
             state = state_input(page_state(source_id=r["source_id"], slug=r["slug"],
                                            visibility=r["visibility"],
-                                           deleted_at=r["deleted_at"])).decode()
-            yield PageCheck(str(r["id"]), r["slug"], r["content"], r["content_hash"], state,
+                                           deleted_at=r["deleted_at"]))
+            yield PageCheck(str(r["id"]), r["slug"], r["content"].encode(), r["content_hash"],
+                            state,
                             r["bk_content"], r["bk_state"], r["bk_last_seq"])

@@ -45,15 +45,19 @@ def _state_value(name: str) -> str:
 
 
 # Keys in canonical (sorted) order: json_object keeps the order it is given.
-_MEMORY_STATE = ("'state' || char(10) || json_object(" + ", ".join(
-    f"'{name}', {_state_value(name)}" for name in sorted(MEMORY_STATE_FIELDS)) + ")")
-_PAGE_STATE = ("'state' || char(10) || json_object('deleted_at', p.deleted_at, "
-               "'slug', p.slug, 'source_id', p.source_id, 'visibility', p.visibility)")
-_EVENT_TEXT = (
-    "CASE WHEN json_valid(payload) THEN prev_hash || char(10) || json_object("
+# Every hash input comes back CAST AS BLOB: the UTF-8 bytes sha256 reads, with
+# no decoding into a str and encoding back per row.
+_MEMORY_STATE = ("CAST('state' || char(10) || json_object(" + ", ".join(
+    f"'{name}', {_state_value(name)}" for name in sorted(MEMORY_STATE_FIELDS)) + ") AS BLOB)")
+_MEMORY_CONTENT = ("CAST(json_object('agent_id', m.agent_id, 'content', m.text, "
+                   "'created_at', m.created_at) AS BLOB)")
+_PAGE_STATE = ("CAST('state' || char(10) || json_object('deleted_at', p.deleted_at, "
+               "'slug', p.slug, 'source_id', p.source_id, 'visibility', p.visibility) AS BLOB)")
+_EVENT_INPUT = (
+    "CASE WHEN json_valid(payload) THEN CAST(prev_hash || char(10) || json_object("
     "'actor', actor, 'kind', kind, 'payload', json(payload), 'seq', seq, "
     "'source_id', source_id, 'subject_id', subject_id, 'subject_type', subject_type, "
-    "'ts', ts) END"
+    "'ts', ts) AS BLOB) END"
 )
 
 
@@ -96,7 +100,7 @@ class FullWalkMixin:
     def iter_event_digests(self, *, after_seq: int = 0) -> Iterator[EventDigest]:
         """Every event after ``after_seq`` in chain order, its hash input rendered."""
         rows = self._tuples(
-            f"SELECT seq, kind, prev_hash, hash, {_EVENT_TEXT} FROM events WHERE seq > ? "
+            f"SELECT seq, kind, prev_hash, hash, {_EVENT_INPUT} FROM events WHERE seq > ? "
             "ORDER BY seq", (after_seq,))
         return map(_as(EventDigest), rows)
 
@@ -107,8 +111,7 @@ class FullWalkMixin:
         rows = self._tuples(
             "SELECT m.uuid, m.agent_id, m.thread_id, m.content_hash, m.prev_hash, "
             "m.redacted_at, CASE WHEN m.redacted_at IS NOT NULL THEN m.text END, "
-            "json_object('agent_id', m.agent_id, 'content', m.text, 'created_at', m.created_at), "
-            f"{_MEMORY_STATE}, {_recorded('memory', 'content_hash', 'm.uuid')}, "
+            f"{_MEMORY_CONTENT}, {_MEMORY_STATE}, {_recorded('memory', 'content_hash', 'm.uuid')}, "
             f"{_recorded('memory', 'state_hash', 'm.uuid')}, e.seq, m.tags, "
             "(SELECT json_group_array(t.tag) FROM memory_tags t WHERE t.memory_id = m.id) "
             "FROM memories m" + _newest_event("memory", "m.uuid")
@@ -124,7 +127,8 @@ class FullWalkMixin:
         """Every page row (deleted ones too) in id order, its state hash input rendered."""
         subject = "CAST(p.id AS TEXT)"
         rows = self._tuples(
-            f"SELECT CAST(p.id AS TEXT), p.slug, p.content, p.content_hash, {_PAGE_STATE}, "
+            f"SELECT CAST(p.id AS TEXT), p.slug, CAST(p.content AS BLOB), p.content_hash, "
+            f"{_PAGE_STATE}, "
             f"{_recorded('page', 'content_hash', subject)}, "
             f"{_recorded('page', 'state_hash', subject)}, e.seq FROM pages p"
             + _newest_event("page", subject) + " ORDER BY p.id", ())
