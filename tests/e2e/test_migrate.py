@@ -146,6 +146,9 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, An
     assert _cli(home, "init").returncode == 0
     ids = _seed(home)
     assert _cli(home, "token", "create", "--name", "ci", "--scopes", "read,write").returncode == 0
+    added = _cli(home, "oauth", "clients", "add", "--name", "ci-app", "--machine")
+    assert added.returncode == 0, added.stderr
+    assert _cli(home, "verify").returncode == 0  # records a proved head
     return home, ids
 
 
@@ -162,7 +165,8 @@ def test_sqlite_to_postgres_copies_every_table_and_verifies(
     assert {t: p["target"] for t, p in summary["counts"].items()} == source
     # Every table the seed touched has rows (the copy is not trivially equal).
     empty = {t for t, n in source.items() if n == 0}
-    assert not empty - {"mnemo_delegation_items", "memory_relations"}, empty
+    # (OAuth grants need a browser consent: the table is copied, just empty here.)
+    assert not empty - {"mnemo_delegation_items", "memory_relations", "oauth_grants"}, empty
     with psycopg.connect(url) as conn:
         assert conn.execute("SELECT value FROM meta WHERE key = %s",
                             (MARKER_KEY,)).fetchone() is None
@@ -281,3 +285,21 @@ def test_postgres_back_to_sqlite(seeded: tuple[Path, dict[str, Any]], tmp_path: 
     # A target that already holds a brain is refused, never merged into.
     refused = _cli(pg_home, "migrate", "--to", str(back))
     assert refused.returncode == 2 and "already holds a brain" in refused.stderr
+
+
+def test_every_table_of_the_schema_is_copied_or_rebuilt(tmp_path: Path) -> None:
+    """A table added by a migration must be copied (or listed here as rebuilt): else
+    `migrate` silently leaves its rows behind (OAuth clients once were)."""
+    import sqlite3
+
+    from brainkeep.store import open as open_store
+
+    open_store(str(tmp_path / "brain.db")).close()
+    with sqlite3.connect(tmp_path / "brain.db") as lite:
+        names = {r[0] for r in lite.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
+    # meta: copied key by key; the rest: search indexes rebuilt from the copied rows,
+    # the migration ledger, and tombstones of vectors that are not copied as deleted.
+    rebuilt = {n for n in names if "_fts" in n or "_grep" in n or n.endswith("_vocab")} | {
+        "meta", "schema_migrations", "embedding_tombstones"}
+    assert names - rebuilt - {t.name for t in TABLES} == set()

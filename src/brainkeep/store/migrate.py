@@ -71,6 +71,9 @@ TABLES: tuple[Table, ...] = (
     Table("memory_reads", ("id",)),  # 0014: reads, outside the chain
     Table("session_cursors", ("source_id", "client_id", "session_id")),
     Table("tokens", ("id",)),
+    Table("oauth_clients", ("client_id",)),  # 0012: without them every OAuth login is lost
+    Table("oauth_grants", ("id",)),
+    Table("verify_checkpoints", ("id",)),  # 0014: heads a verify proved (signed ones too)
     Table("embeddings", ("id",)),  # absent on a PostgreSQL server without pgvector
 )
 
