@@ -1,16 +1,15 @@
-"""SQLite's planner statistics follow the brain as it grows (issue 22).
+"""Planner statistics follow the brain as it grows, on both engines (issue 22).
 
 A server refreshes the statistics when it starts; on a new brain that
-refresh describes one page, and the planner kept planning for one page
-(``entity`` scanned the aliases table and walked the ``updated_at`` index)
-until a restart. These tests grow a real brain past what its statistics
-describe and check what the planner does with the entity lookups — the
-statements the store really runs, captured from the connection — never
-how long anything takes.
-
-PostgreSQL needs none of this: its planner scales the recorded row count
-by the table's current size, and autovacuum re-analyzes a grown table (the
-issue-22 bench, bench/entity_fresh_brain.py, shows no fresh-brain penalty there).
+refresh describes one page, and the planners kept planning for one page
+(SQLite until a restart: ``entity`` scanned the aliases table and walked the
+``updated_at`` index; PostgreSQL until autovacuum ran: its generic plans
+looked pages up through the ``updated_at`` or ``type`` index). These tests
+grow a real brain past what its statistics describe and check the recorded
+row counts and what the planner does with the lookups — the statements the
+store really runs, captured as it runs them — never how long anything takes.
+Autovacuum is off on the PostgreSQL brain, so only brainkeep's own refresh
+can bring its statistics up to date.
 """
 
 from __future__ import annotations
@@ -21,27 +20,61 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
+import psycopg
 import pytest
 
 from brainkeep.brain import Brain, open_brain
 from brainkeep.config import Settings
-from brainkeep.store.sqlite import SQLiteStore
-from brainkeep.store.sqlite.statistics import CHECK_EVERY_COMMITS, GROWTH, MIN_ROWS, grown
+from brainkeep.store.statistics import CHECK_EVERY_COMMITS, GROWTH, MIN_ROWS, grown
 
 # Enough pages for several checks past MIN_ROWS (put_page commits at least once).
 GROWN_PAGES = 3 * CHECK_EVERY_COMMITS + 50
 WAIT_S = 60.0  # a bound on waiting for the background refresh, not a measurement
 _fresh = itertools.count()
+# Each lookup and the index its plan must use once the statistics are right.
+INDEXES = {"alias": "page_aliases_norm", "title": "pages_title_norm",
+           "slug_tail": "pages_slug_tail"}
 
 
-@pytest.fixture
-def brain(tmp_path: Path) -> Iterator[Brain]:
-    opened = open_brain(Settings(home=tmp_path), embedder=None, chat=None)
+def open_on(engine: str, home: Path) -> Brain:
+    if engine == "sqlite":
+        return open_brain(Settings(home=home), embedder=None, chat=None)
+    from tests.pg_server import fresh_database
+
+    url = fresh_database()
+    brain = open_brain(Settings(home=home, values={"database.url": url}),
+                       embedder=None, chat=None)
+    with psycopg.connect(url, autocommit=True) as conn:
+        for (table,) in conn.execute("SELECT tablename FROM pg_tables "
+                                     "WHERE schemaname = current_schema()").fetchall():
+            conn.execute(f'ALTER TABLE "{table}" SET (autovacuum_enabled = false)')
+    return brain
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def brain(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Brain]:
+    opened = open_on(request.param, tmp_path)
     try:
         yield opened
     finally:
         opened.close()
+
+
+@pytest.fixture
+def sqlite_brain(tmp_path: Path) -> Iterator[Brain]:
+    opened = open_on("sqlite", tmp_path)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def watch_of(brain: Brain) -> Any:
+    """The brain's statistics watch (the SQLite engine owns it; on PostgreSQL the store)."""
+    store: Any = brain.store
+    return store.statistics if brain.store.engine_name == "postgres" else store.db.statistics
 
 
 def put_people(brain: Brain, first: int, last: int) -> None:
@@ -50,36 +83,36 @@ def put_people(brain: Brain, first: int, last: int) -> None:
                              f"---\ntitle: Person {i}\naliases: [P{i}]\n---\nPerson {i}.\n")
 
 
-def sqlite_store(brain: Brain) -> SQLiteStore:
-    assert isinstance(brain.store, SQLiteStore)
-    return brain.store
-
-
-def recorded_pages(store: SQLiteStore) -> int:
-    """The pages the statistics describe (0: none recorded)."""
-    if not store.db.scalar("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'"):
+def recorded_pages(brain: Brain) -> int:
+    """The pages the planner statistics describe (0: none recorded)."""
+    db: Any = brain.store.db  # type: ignore[attr-defined]
+    if brain.store.engine_name == "postgres":
+        return max(0, int(db.scalar("SELECT reltuples FROM pg_class "
+                                    "WHERE oid = to_regclass('pages')")))
+    if not db.scalar("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'"):
         return 0
-    return int(store.db.scalar(
+    return int(db.scalar(
         "SELECT COALESCE(MAX(CAST(stat AS INTEGER)), 0) FROM sqlite_stat1 WHERE tbl = 'pages'"))
 
 
-def lookup_plans(brain: Brain) -> dict[str, str]:
-    """EXPLAIN QUERY PLAN of each entity lookup, on the calling thread's connection.
+def lookups(brain: Brain) -> dict[str, Callable[[], object]]:
+    store, source = brain.store, brain.source_id
+    return {"alias": lambda: store.find_pages_by_alias(source, "p7"),
+            "title": lambda: store.find_pages_by_title(source, "person 7"),
+            "slug_tail": lambda: store.find_pages_by_slug_tail(source, "person-00007")}
 
-    The statements are the store's own, captured (parameters bound) with a
-    trace callback while the lookups run. Each EXPLAIN gets a new text: an
-    EXPLAIN reads no table, so a prepared one from the statement cache would
-    never notice a schema change and keep its old plan.
+
+def sqlite_plans(brain: Brain) -> dict[str, str]:
+    """EXPLAIN QUERY PLAN of each lookup, on the calling thread's connection.
+
+    The statements are captured (parameters bound) with a trace callback
+    while the lookups run. Each EXPLAIN gets a new text: an EXPLAIN reads no
+    table, so a prepared one from the statement cache would never notice a
+    schema change and keep its old plan.
     """
-    store = sqlite_store(brain)
-    conn = store.db.conn
-    lookups: dict[str, Callable[[], object]] = {
-        "alias": lambda: store.find_pages_by_alias(brain.source_id, "p7"),
-        "title": lambda: store.find_pages_by_title(brain.source_id, "person 7"),
-        "slug_tail": lambda: store.find_pages_by_slug_tail(brain.source_id, "person-00007"),
-    }
+    conn = brain.store.db.conn  # type: ignore[attr-defined]
     plans = {}
-    for name, run in lookups.items():
+    for name, run in lookups(brain).items():
         seen: list[str] = []
         conn.set_trace_callback(seen.append)
         try:
@@ -92,10 +125,44 @@ def lookup_plans(brain: Brain) -> dict[str, str]:
     return plans
 
 
+def postgres_plans(brain: Brain, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The generic plan (what a prepared statement runs) of each lookup's statement."""
+    from brainkeep.store.postgres.engine import PostgresEngine
+
+    seen: list[str] = []
+    run_statement = PostgresEngine._run
+
+    def spy(self: PostgresEngine, conn: Any, sql: str, params: Any) -> Any:
+        seen.append(sql)
+        return run_statement(self, conn, sql, params)
+
+    plans = {}
+    db: Any = brain.store.db  # type: ignore[attr-defined]
+    for name, run in lookups(brain).items():
+        seen.clear()
+        with monkeypatch.context() as patch:
+            patch.setattr(PostgresEngine, "_run", spy)
+            run()
+        (statement,) = [s for s in seen if s.lstrip().upper().startswith("SELECT")]
+        numbered = iter(range(1, 10))  # psycopg's %s marks as PostgreSQL's $n
+        generic = "".join(f"${next(numbered)}" if part == "%s" else part
+                          for part in _split_marks(statement))
+        rows = db.all(f"EXPLAIN (GENERIC_PLAN) {generic}")
+        plans[name] = " | ".join(str(row[0]).strip() for row in rows)
+    return plans
+
+
+def _split_marks(sql: str) -> list[str]:
+    parts = sql.split("%s")
+    out = [parts[0]]
+    for part in parts[1:]:
+        out += ["%s", part]
+    return out
+
+
 def assert_indexed(plans: dict[str, str]) -> None:
-    assert "USING INDEX page_aliases_norm" in plans["alias"], plans
-    assert "USING INDEX pages_title_norm" in plans["title"], plans
-    assert "USING INDEX pages_slug_tail" in plans["slug_tail"], plans
+    for name, index in INDEXES.items():
+        assert index in plans[name], plans
 
 
 def wait_for(predicate: Callable[[], bool]) -> bool:
@@ -107,31 +174,35 @@ def wait_for(predicate: Callable[[], bool]) -> bool:
     return True
 
 
-def test_statistics_recorded_on_one_page_are_refreshed_as_the_brain_grows(brain: Brain) -> None:
-    store = sqlite_store(brain)
+def test_statistics_recorded_on_one_page_are_refreshed_as_the_brain_grows(
+    brain: Brain, monkeypatch: pytest.MonkeyPatch
+) -> None:
     put_people(brain, 0, 1)
-    store.optimize()  # what `brainkeep serve` does right after it starts
-    assert recorded_pages(store) == 1
+    brain.store.optimize()  # what `brainkeep serve` does right after it starts
+    assert recorded_pages(brain) == 1
     put_people(brain, 1, GROWN_PAGES)
     # The refresh runs on a background thread after a commit; wait for it.
-    assert wait_for(lambda: recorded_pages(store) >= GROWN_PAGES // GROWTH), (
-        f"sqlite_stat1 still describes {recorded_pages(store)} page(s) of {GROWN_PAGES}")
-    store.db.statistics.settle(WAIT_S)
-    # This thread's connection loaded the one-page statistics and did not run
-    # the refresh: it plans with the new ones all the same.
-    assert_indexed(lookup_plans(brain))
+    assert wait_for(lambda: recorded_pages(brain) >= GROWN_PAGES // GROWTH), (
+        f"the statistics still describe {recorded_pages(brain)} page(s) of {GROWN_PAGES}")
+    watch_of(brain).settle(WAIT_S)
+    if brain.store.engine_name == "postgres":
+        assert_indexed(postgres_plans(brain, monkeypatch))
+    else:
+        # This thread's connection loaded the one-page statistics and did not
+        # run the refresh: it plans with the new ones all the same.
+        assert_indexed(sqlite_plans(brain))
 
 
-def test_a_refresh_reaches_connections_opened_before_it(brain: Brain) -> None:
-    store = sqlite_store(brain)
+def test_a_sqlite_refresh_reaches_connections_opened_before_it(sqlite_brain: Brain) -> None:
+    brain = sqlite_brain
     put_people(brain, 0, 1)
-    store.optimize()
+    brain.store.optimize()
     with ThreadPoolExecutor(max_workers=1) as worker:  # one thread: one connection
-        worker.submit(lookup_plans, brain).result()  # loads the one-page statistics
+        worker.submit(sqlite_plans, brain).result()  # loads the one-page statistics
         put_people(brain, 1, GROWN_PAGES)
-        store.db.statistics.settle(WAIT_S)
-        store.optimize()  # on this thread's connection, not the worker's
-        assert_indexed(worker.submit(lookup_plans, brain).result())
+        watch_of(brain).settle(WAIT_S)
+        brain.store.optimize()  # on this thread's connection, not the worker's
+        assert_indexed(worker.submit(sqlite_plans, brain).result())
 
 
 def test_growth_rule() -> None:
@@ -145,7 +216,6 @@ def test_growth_rule() -> None:
 
 def test_close_stops_the_checking_thread(brain: Brain) -> None:
     put_people(brain, 0, CHECK_EVERY_COMMITS + 1)  # at least one check asked for
-    names = {t.name for t in threading.enumerate()}
-    assert "brainkeep-statistics" in names
+    assert "brainkeep-statistics" in {t.name for t in threading.enumerate()}
     brain.close()
     assert "brainkeep-statistics" not in {t.name for t in threading.enumerate()}

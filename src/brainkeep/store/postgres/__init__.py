@@ -27,6 +27,7 @@ from brainkeep.store.postgres.full_walk import FullWalkMixin
 from brainkeep.store.postgres.integrity import IntegrityMixin
 from brainkeep.store.postgres.memory_text import MemoryTextMixin
 from brainkeep.store.postgres.page_fts import PageFtsMixin
+from brainkeep.store.postgres.statistics import watch
 from brainkeep.store.postgres.vectors import VectorsMixin
 from brainkeep.store.sql.changes import ChangesMixin
 from brainkeep.store.sql.checkpoints import CheckpointsMixin
@@ -67,11 +68,15 @@ class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, Token
                                  connect_timeout_s=connect_timeout_s,
                                  lock_timeout_ms=lock_timeout_ms)
         self.sql = SQL(self.db, POSTGRES)
+        # Refreshes the planner statistics as the brain grows (store/statistics.py).
+        self.statistics = watch(self.db)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
         with self.db.transaction():
             yield
+        if not self.db.in_transaction():  # the outermost block committed
+            self.statistics.committed()
 
     def session(self) -> AbstractContextManager[None]:
         return self.db.session()
@@ -83,15 +88,17 @@ class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, Token
         return self.db.in_transaction()
 
     def close(self) -> None:
+        self.statistics.close()  # before the pool: a refresh under way finishes first
         self.db.close()
 
     def optimize(self) -> None:
         """Refresh planner statistics (``ANALYZE``; autovacuum does the vacuuming).
 
         Bounded like SQLite's ``analysis_limit``: ANALYZE samples a fixed
-        number of rows per table, whatever the brain's size.
+        number of rows per table, whatever the brain's size. Commits refresh
+        them again once the brain outgrew them (store/statistics.py).
         """
-        self.db.execute("ANALYZE")
+        self.statistics.refresh()
 
     def schema_version(self) -> int:
         return self.db.schema_version()

@@ -20,7 +20,7 @@ from typing import Any
 
 from brainkeep.core.memories.writes import normalize_fact
 from brainkeep.errors import BrainkeepError, Busy, StoreError
-from brainkeep.store.sqlite.statistics import CHECK_EVERY_COMMITS, StatisticsWatch
+from brainkeep.store.sqlite.statistics import watch
 
 # How long a writer waits for another process's write lock before `Busy`
 # (settings key `store.busy_timeout_ms`).
@@ -93,10 +93,9 @@ class SQLiteEngine:
         self._write_lock = threading.Lock()
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        # Refreshes the planner statistics as the brain grows (statistics.py);
+        # Refreshes the planner statistics as the brain grows (store/statistics.py);
         # no background checks on ``:memory:``, where each connection is its own database.
-        self.statistics = StatisticsWatch(self, every=0 if self.path == ":memory:" else
-                                          CHECK_EVERY_COMMITS)
+        self.statistics = watch(self, every=0) if self.path == ":memory:" else watch(self)
         self.migrate()
 
     # -- connections -------------------------------------------------------
