@@ -91,7 +91,7 @@ def test_cli_writes_while_another_process_holds_the_brain(
         )
         waited = time.monotonic() - started
         assert cli.returncode == 0, cli.stderr
-        assert cli.stdout.startswith("inserted")
+        assert cli.stdout.startswith("remembered as fact #")
         put = subprocess.run(
             [sys.executable, "-m", "brainkeep", "put", "notes/busy"],
             input="# Written by the CLI\n",
