@@ -152,7 +152,8 @@ def walk(store: Store, *, agent_id: str | None = None, thread_id: str | None = N
         return Walk(0, 0, memories, verified, tuple(memory_breaks))
     # The log and the pages on a second thread, the memories and grants here:
     # most of each scan is the engine's own work (SQLite's C, PostgreSQL's
-    # server), which runs outside the GIL, so the two halves share two cores.
+    # server), which runs outside the GIL, so the halves can overlap (on
+    # SQLite they do so little: docs/benchmarks.md, "Full verify (issue 21)").
     side: futures.Future[tuple[EventWalk, tuple[int, list[Problem]]]]
     if store.reads_across_threads():
         side = _worker().submit(_log_and_pages, store, trusted_key, marker)
