@@ -20,6 +20,12 @@ from brainkeep.core.models import Event, NewEvent
 from brainkeep.store.sql.dialect import SQL
 from brainkeep.store.sql.rows import EVENT_COLUMNS, event_from_row, event_row
 
+# The newest event, by its key. Not `ORDER BY seq DESC LIMIT 1`: once SQLite
+# has planner statistics it may read that through a covering index and sort
+# the whole log (475 ms per append on the 600K-event bench brain, against
+# 0.05 ms for MAX on the integer key; both engines answer MAX from the key).
+_TAIL = "SELECT seq, hash FROM events WHERE seq = (SELECT MAX(seq) FROM events)"
+
 
 class EventsMixin:
     """Event log persistence over ``self.sql``."""
@@ -30,7 +36,7 @@ class EventsMixin:
     def append_event(self, event: NewEvent, now: str) -> Event:
         """Chain and append one event (inside the caller's transaction, or its own)."""
         with self.db.writing():
-            tail = self.sql.one("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1")
+            tail = self.sql.one(_TAIL)
             chained = next_event(
                 event, None if tail is None else (tail["seq"], tail["hash"]), now
             )
@@ -84,5 +90,5 @@ class EventsMixin:
 
     def chain_tip(self) -> tuple[int, str] | None:
         """(seq, hash) of the newest event (None: an empty log)."""
-        row = self.sql.one("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1")
+        row = self.sql.one(_TAIL)
         return None if row is None else (int(row["seq"]), str(row["hash"]))

@@ -19,8 +19,7 @@ from brainkeep.core.integrity_rows import (
     PageState,
     Vanished,
 )
-from brainkeep.core.models import Event
-from brainkeep.store.sql.rows import event_from_row, memory_from_row
+from brainkeep.store.sql.rows import memory_from_row
 from brainkeep.store.sqlite.engine import SQLiteEngine
 
 
@@ -66,16 +65,6 @@ class IntegrityMixin:
     """Verifier scans; expects ``self.db`` to be a ``SQLiteEngine``."""
 
     db: SQLiteEngine
-
-    def event_at(self, seq: int) -> Event | None:
-        """The event numbered ``seq`` (None: no such event)."""
-        row = self.db.one("SELECT * FROM events WHERE seq = ?", (seq,))
-        return None if row is None else event_from_row(row)
-
-    def chain_tip(self) -> tuple[int, str] | None:
-        """(seq, hash) of the newest event (None: an empty log)."""
-        row = self.db.one("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1")
-        return None if row is None else (int(row["seq"]), str(row["hash"]))
 
     def state_marker_seq(self) -> int | None:
         """The first event recording an access state hash (None: none yet, an old brain)."""
