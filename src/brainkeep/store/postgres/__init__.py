@@ -27,8 +27,9 @@ from brainkeep.store.postgres.full_walk import FullWalkMixin
 from brainkeep.store.postgres.integrity import IntegrityMixin
 from brainkeep.store.postgres.memory_text import MemoryTextMixin
 from brainkeep.store.postgres.page_fts import PageFtsMixin
+from brainkeep.store.postgres.search_index import PostgresSearchIndex
 from brainkeep.store.postgres.statistics import watch
-from brainkeep.store.postgres.vectors import VectorsMixin
+from brainkeep.store.postgres.vector_column import VectorColumnMixin
 from brainkeep.store.sql.changes import ChangesMixin
 from brainkeep.store.sql.checkpoints import CheckpointsMixin
 from brainkeep.store.sql.cursors import CursorsMixin
@@ -41,12 +42,14 @@ from brainkeep.store.sql.oauth import OAuthMixin
 from brainkeep.store.sql.pages import PagesMixin
 from brainkeep.store.sql.reads import ReadsMixin
 from brainkeep.store.sql.tokens import TokensMixin
+from brainkeep.store.sql.vectors import VectorsMixin
 from brainkeep.store.sql.verified_heads import VerifiedHeadsMixin
 
 
 class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, TokensMixin,
                     PageFtsMixin,
                     MemoryTextMixin,
+                    VectorColumnMixin,
                     MnemoMixin, CheckpointsMixin, EventsMixin, AuditScansMixin,
                     IntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
                     VerifiedHeadsMixin, MetaMixin, FullWalkMixin):
@@ -86,6 +89,12 @@ class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, Token
 
     def in_transaction(self) -> bool:
         return self.db.in_transaction()
+
+    def search_index(
+        self, source_id: str, *, model: str | None = None, dim: int = 0
+    ) -> PostgresSearchIndex:
+        """The keyword and vector index of ``source_id`` (vectors of ``model``/``dim`` only)."""
+        return PostgresSearchIndex(self.db, source_id, model=model, dim=dim)
 
     def close(self) -> None:
         self.statistics.close()  # before the pool: a refresh under way finishes first

@@ -1,7 +1,7 @@
 """The recall filters (``store/sql/filters.py``) in psycopg's marks, for engine code.
 
-``keyword.py`` and ``vectors.py`` write their statements in psycopg's style;
-the fragment they join is the shared one in PostgreSQL dialect, translated
+``keyword.py`` writes its statements in psycopg's style; the fragment it
+joins is the shared one in PostgreSQL dialect, translated
 (``to_psycopg``, cached per text). Code running through ``self.sql`` takes
 ``store/sql/filters.py`` directly.
 """

@@ -13,33 +13,13 @@ from collections.abc import Collection
 
 import numpy as np
 
-from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.ports.search_index import SearchScope
-from brainkeep.core.query import PageScope, QueryTerms
-from brainkeep.core.retrieval import CHUNK, MEMORY, PAGE, FactFilter, ScoredId
+from brainkeep.core.query import QueryTerms
+from brainkeep.core.retrieval import CHUNK, MEMORY, ScoredId
 from brainkeep.store.postgres.engine import PostgresEngine
 from brainkeep.store.postgres.keyword import TsKeyword
 from brainkeep.store.postgres.nearest import EXACT_MAX, VectorSearch
-
-
-def _page_scope(kind: str, scope: SearchScope | None) -> PageScope:
-    if not isinstance(scope, PageScope):
-        raise TypeError(f"a {kind} search takes a PageScope, not {type(scope).__name__}")
-    return scope
-
-
-def _vector_sees_private(scope: SearchScope | None) -> bool:
-    """Whether rows embedded as private stay in the vector pre-filter (as on SQLite).
-
-    The row knows one bit (visibility != world), so only an anonymous remote
-    reader, who can see no private row, has them dropped; the store's
-    filter decides the rest when the hits are re-read.
-    """
-    if isinstance(scope, FactFilter):
-        return scope.scope.trusted or bool(scope.scope.reader)
-    if isinstance(scope, PageScope):
-        return scope.include_private
-    return True  # MemoryFilter or no scope: candidates only, re-checked by the caller
+from brainkeep.store.sql.search_scope import keyword_search, vector_sees_private
 
 
 class PostgresSearchIndex:
@@ -62,26 +42,8 @@ class PostgresSearchIndex:
     def keyword(
         self, kind: str, terms: QueryTerms, scope: SearchScope, k: int
     ) -> list[ScoredId]:
-        if kind not in (CHUNK, PAGE, MEMORY):
-            raise ValueError(f"unknown search kind {kind!r}")
         with self.db.session():  # counts, floor and match: one pool checkout
-            return self._keyword(kind, terms, scope, k)
-
-    def _keyword(
-        self, kind: str, terms: QueryTerms, scope: SearchScope, k: int
-    ) -> list[ScoredId]:
-        plan = self.words.plan(kind, terms)
-        if kind == CHUNK:
-            pages = _page_scope(kind, scope)
-            return self.words.chunks(plan, include_private=pages.include_private, limit=k)
-        if kind == PAGE:
-            pages = _page_scope(kind, scope)
-            return self.words.titles(plan, include_private=pages.include_private, limit=k)
-        if isinstance(scope, FactFilter):
-            return self.words.facts(plan, scope, limit=k)
-        if isinstance(scope, MemoryFilter):
-            return self.words.memories(plan, scope, limit=k)
-        raise TypeError(f"a memory search takes a FactFilter or MemoryFilter, not {scope!r}")
+            return keyword_search(self.words, kind, terms, scope, k)
 
     def nearest(
         self,
@@ -95,7 +57,7 @@ class PostgresSearchIndex:
         search = self.vectors.get(kind)
         if search is None:
             return []
-        hits = search.search(vector, k, include_private=_vector_sees_private(scope),
+        hits = search.search(vector, k, include_private=vector_sees_private(scope),
                              only_items=only)
         return [ScoredId(h.item_id, h.page_id, h.cosine) for h in hits]
 

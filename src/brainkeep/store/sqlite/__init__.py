@@ -23,6 +23,7 @@ from brainkeep.store.sql.oauth import OAuthMixin
 from brainkeep.store.sql.pages import PagesMixin
 from brainkeep.store.sql.reads import ReadsMixin
 from brainkeep.store.sql.tokens import TokensMixin
+from brainkeep.store.sql.vectors import VectorsMixin
 from brainkeep.store.sql.verified_heads import VerifiedHeadsMixin
 from brainkeep.store.sqlite.audit_scans import AuditScansMixin
 from brainkeep.store.sqlite.engine import SQLiteEngine
@@ -31,13 +32,14 @@ from brainkeep.store.sqlite.integrity import IntegrityMixin
 from brainkeep.store.sqlite.memory_text import MemoryTextMixin
 from brainkeep.store.sqlite.page_fts import PageFtsMixin
 from brainkeep.store.sqlite.search_index import SQLiteSearchIndex
-from brainkeep.store.sqlite.vectors import VectorsMixin
+from brainkeep.store.sqlite.vector_column import VectorColumnMixin
 
 
 class SQLiteStore(
     PagesMixin, MemoriesMixin, EventsMixin, CursorsMixin, ChangesMixin, TokensMixin, MnemoMixin,
     PageFtsMixin,
     MemoryTextMixin,
+    VectorColumnMixin,
     CheckpointsMixin, AuditScansMixin, IntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
     VerifiedHeadsMixin, MetaMixin, FullWalkMixin,
 ):
@@ -58,6 +60,10 @@ class SQLiteStore(
 
     def session(self) -> AbstractContextManager[None]:
         return nullcontext()  # one connection per thread already
+
+    def in_transaction(self) -> bool:
+        """Whether this thread's connection is inside a transaction."""
+        return bool(self.db.conn.in_transaction)
 
     def side_session(self) -> AbstractContextManager[bool]:
         return nullcontext(True)  # a thread's first statement opens its own connection

@@ -22,10 +22,11 @@ import numpy as np
 
 from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.ports.search_index import SearchScope
-from brainkeep.core.query import PageScope, QueryTerms
-from brainkeep.core.retrieval import CHUNK, MEMORY, PAGE, FactFilter, ScoredId
+from brainkeep.core.query import QueryTerms
+from brainkeep.core.retrieval import CHUNK, MEMORY, FactFilter, ScoredId
 from brainkeep.store.sql.dialect import SQLITE
 from brainkeep.store.sql.filters import fact_filter_sql, memory_filter_sql
+from brainkeep.store.sql.search_scope import keyword_search, vector_sees_private
 from brainkeep.store.sqlite.ann_files import BaseFiles, vectors_dir
 from brainkeep.store.sqlite.ann_index import AnnVectorIndex
 from brainkeep.store.sqlite.engine import SQLiteEngine
@@ -36,27 +37,6 @@ from brainkeep.store.sqlite.vector_index import SQLiteVectorRows, VectorHit, Vec
 # to scoring the scope's own rows exactly if it has at most SCOPED_EXACT_MAX.
 SCOPED_FETCH_MAX = 4_096
 SCOPED_EXACT_MAX = 20_000
-
-
-def _page_scope(kind: str, scope: SearchScope | None) -> PageScope:
-    if not isinstance(scope, PageScope):
-        raise TypeError(f"a {kind} search takes a PageScope, not {type(scope).__name__}")
-    return scope
-
-
-def _vector_sees_private(scope: SearchScope | None) -> bool:
-    """Whether rows embedded as private stay in the vector pre-filter.
-
-    The index knows one bit per row (visibility != world), so it can only
-    drop private rows for readers who can see none: an anonymous remote
-    reader. A bound reader may see some private rows (its own, shared ones),
-    so they stay, and the store's filter decides when the hits are re-read.
-    """
-    if isinstance(scope, FactFilter):
-        return scope.scope.trusted or bool(scope.scope.reader)
-    if isinstance(scope, PageScope):
-        return scope.include_private
-    return True  # MemoryFilter or no scope: candidates only, re-checked by the caller
 
 
 def _scope_sql(source_id: str, scope: FactFilter | MemoryFilter, *, by_ids: bool
@@ -92,20 +72,7 @@ class SQLiteSearchIndex:
     def keyword(
         self, kind: str, terms: QueryTerms, scope: SearchScope, k: int
     ) -> list[ScoredId]:
-        plan = self.words.plan(kind, terms)
-        if kind == CHUNK:
-            pages = _page_scope(kind, scope)
-            return self.words.chunks(plan, include_private=pages.include_private, limit=k)
-        if kind == PAGE:
-            pages = _page_scope(kind, scope)
-            return self.words.titles(plan, include_private=pages.include_private, limit=k)
-        if kind == MEMORY:
-            if isinstance(scope, FactFilter):
-                return self.words.facts(plan, scope, limit=k)
-            if isinstance(scope, MemoryFilter):
-                return self.words.memories(plan, scope, limit=k)
-            raise TypeError(f"a memory search takes a FactFilter or MemoryFilter, not {scope!r}")
-        raise ValueError(f"unknown search kind {kind!r}")
+        return keyword_search(self.words, kind, terms, scope, k)
 
     def nearest(
         self,
@@ -119,7 +86,7 @@ class SQLiteSearchIndex:
         index = self.vectors.get(kind)
         if index is None:
             return []
-        private = _vector_sees_private(scope)
+        private = vector_sees_private(scope)
         only_items = None if only is None else set(only)
         if kind == MEMORY and isinstance(scope, FactFilter | MemoryFilter):
             hits = self._scoped(index, vector, scope, k, private, only_items)
