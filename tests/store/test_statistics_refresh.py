@@ -27,7 +27,7 @@ import pytest
 
 from brainkeep.brain import Brain, open_brain
 from brainkeep.config import Settings
-from brainkeep.store.statistics import CHECK_EVERY_COMMITS, GROWTH, MIN_ROWS, grown
+from brainkeep.store.sql.statistics import CHECK_EVERY_COMMITS, GROWTH, MIN_ROWS, grown
 
 # Enough pages for several checks past MIN_ROWS (put_page commits at least once).
 GROWN_PAGES = 3 * CHECK_EVERY_COMMITS + 50

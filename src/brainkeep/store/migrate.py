@@ -166,8 +166,8 @@ class _Copier:
 
     def _source_head(self) -> dict[str, Any]:
         row = self.src.store.db.one(
-            "SELECT COUNT(*), MAX(seq), (SELECT hash FROM events WHERE seq = (SELECT MAX(seq) FROM events)) "
-            "FROM events")
+            "SELECT COUNT(*), MAX(seq), "
+            "(SELECT hash FROM events WHERE seq = (SELECT MAX(seq) FROM events)) FROM events")
         return {"events": int(row[0]), "last_seq": row[1], "last_hash": row[2]}
 
     def _start(self, head: dict[str, Any]) -> bool:

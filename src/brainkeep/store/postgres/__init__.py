@@ -71,7 +71,7 @@ class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, Token
                                  connect_timeout_s=connect_timeout_s,
                                  lock_timeout_ms=lock_timeout_ms)
         self.sql = SQL(self.db, POSTGRES)
-        # Refreshes the planner statistics as the brain grows (store/statistics.py).
+        # Refreshes the planner statistics as the brain grows (store/sql/statistics.py).
         self.statistics = watch(self.db)
 
     @contextmanager
@@ -105,7 +105,7 @@ class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, Token
 
         Bounded like SQLite's ``analysis_limit``: ANALYZE samples a fixed
         number of rows per table, whatever the brain's size. Commits refresh
-        them again once the brain outgrew them (store/statistics.py).
+        them again once the brain outgrew them (store/sql/statistics.py).
         """
         self.statistics.refresh()
 

@@ -1,4 +1,4 @@
-"""PostgreSQL's half of the statistics refresh (store/statistics.py has the rule and the cadence).
+"""PostgreSQL's half of the statistics refresh (the rule and cadence: store/sql/statistics.py).
 
 psycopg prepares a statement after its fifth run, and PostgreSQL then plans
 it once, generically, from the statistics of the moment; ANALYZE (ours or
@@ -9,7 +9,7 @@ runs at all; the refresh does not wait for it.
 
 from __future__ import annotations
 
-from brainkeep.store.statistics import SIZE_TABLES, Engine, StatisticsWatch
+from brainkeep.store.sql.statistics import SIZE_TABLES, Engine, StatisticsWatch
 
 
 def analyze(db: Engine) -> None:

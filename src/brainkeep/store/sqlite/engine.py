@@ -93,7 +93,7 @@ class SQLiteEngine:
         self._write_lock = threading.Lock()
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        # Refreshes the planner statistics as the brain grows (store/statistics.py);
+        # Refreshes the planner statistics as the brain grows (store/sql/statistics.py);
         # no background checks on ``:memory:``, where each connection is its own database.
         self.statistics = watch(self, every=0) if self.path == ":memory:" else watch(self)
         self.migrate()

@@ -1,4 +1,4 @@
-"""SQLite's half of the statistics refresh (store/statistics.py has the rule and the cadence).
+"""SQLite's half of the statistics refresh (store/sql/statistics.py has the rule and the cadence).
 
 SQLite plans with what the last ANALYZE wrote to ``sqlite_stat1``, and a
 connection reads that table only when it loads the schema: a refresh
@@ -11,7 +11,7 @@ new statistics before its next statement.
 
 from __future__ import annotations
 
-from brainkeep.store.statistics import CHECK_EVERY_COMMITS, SIZE_TABLES, Engine, StatisticsWatch
+from brainkeep.store.sql.statistics import CHECK_EVERY_COMMITS, SIZE_TABLES, Engine, StatisticsWatch
 
 # ANALYZE samples this many rows per index (SQLite's ``analysis_limit``), so
 # a refresh costs about the same at any size.
