@@ -19,7 +19,16 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from http_support import OPEN_LIMITS, ServerProc, call, create_token, make_home, run, start_server
+from http_support import (
+    OPEN_LIMITS,
+    ServerProc,
+    call,
+    create_token,
+    make_home,
+    run,
+    start_server,
+    stopped_cleanly,
+)
 from oauth_support import (
     REDIRECT,
     Consent,
@@ -45,10 +54,8 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(home: Path) -> Iterator[ServerProc]:
-    proc = start_server(home)
-    yield proc
-    assert proc.stop() == 0
-    assert "Traceback" not in proc.stderr(), proc.stderr()
+    with stopped_cleanly(start_server(home), "serve --http") as proc:
+        yield proc
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from http_support import (
     make_home,
     past_clock,
     start_server,
+    stopped_cleanly,
 )
 from oauth_support import REDIRECT, add_client, authorize, mcp_status, pkce, token_request
 
@@ -35,10 +36,8 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(home: Path) -> Iterator[ServerProc]:
-    proc = start_server(home)
-    yield proc
-    assert proc.stop() == 0
-    assert "Traceback" not in proc.stderr(), proc.stderr()
+    with stopped_cleanly(start_server(home), "serve --http") as proc:
+        yield proc
 
 
 @pytest.fixture(scope="module")
