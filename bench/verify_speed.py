@@ -67,6 +67,9 @@ def _brain_copy(scale: float, home: Path, corpus: Path | None) -> str:
 def _verify(brain: Brain, since_verified: bool) -> Any:
     params = inspect.signature(verify_brain).parameters
     now = brain.clock.now_ts()
+    if "beside" in params:  # the log-and-pages half on the brain's worker threads
+        return verify_brain(brain.store, since_verified=since_verified, now=now,
+                            beside=brain.workers)
     if "since_verified" in params:  # issue 21: full by default, --since-verified on request
         return verify_brain(brain.store, since_verified=since_verified, now=now)
     if "incremental" in params:  # issue 13: the same walks under the older name

@@ -125,8 +125,13 @@ class Brain:
         self.mnemo = MnemoService(
             MnemoContext(self.store, self.clock, self.source_id,
                          vectors=self.memory_vectors, indexer=self.embeddings,
-                         index=self.search_index)
+                         index=self.search_index, beside=self._workers)
         )
+
+    @property
+    def workers(self) -> ThreadPoolExecutor | None:
+        """The brain's worker threads (reads run beside each other on them; None: none)."""
+        return self._workers
 
     @property
     def verbs(self) -> VerbServices:

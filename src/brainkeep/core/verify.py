@@ -43,7 +43,6 @@ its report says what it did not check (``VerifyReport.skipped``).
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from concurrent import futures
@@ -128,7 +127,8 @@ def _records(problems: list[Problem]) -> list[BrokenRecord]:
 
 def walk(store: Store, *, agent_id: str | None = None, thread_id: str | None = None,
          created_before: str | None = None, check_log: bool = True,
-         trusted_key: Ed25519PublicKey | None = None, since: ChainHead | None = None) -> Walk:
+         trusted_key: Ed25519PublicKey | None = None, since: ChainHead | None = None,
+         beside: futures.Executor | None = None) -> Walk:
     """Run every check in scope (see the module docstring).
 
     Args:
@@ -140,6 +140,8 @@ def walk(store: Store, *, agent_id: str | None = None, thread_id: str | None = N
         trusted_key: checkpoint signatures must be this key's.
         since: a proved head: walk only the events after it and the rows they
             touch (memories of the slice are then those touched rows only).
+        beside: where the log-and-pages half runs while this thread walks the
+            memories (the brain's worker threads; None: one after the other).
     """
     if since is not None and check_log:
         return _walk_since(store, since, agent_id, thread_id, trusted_key)
@@ -155,8 +157,8 @@ def walk(store: Store, *, agent_id: str | None = None, thread_id: str | None = N
     # server), which runs outside the GIL, so the halves can overlap (on
     # SQLite they do so little: docs/benchmarks.md, "Full verify (issue 21)").
     side: futures.Future[tuple[EventWalk, tuple[int, list[Problem]]]]
-    if store.reads_across_threads():
-        side = _worker().submit(_log_and_pages, store, trusted_key, marker)
+    if beside is not None and store.reads_across_threads():
+        side = beside.submit(_log_and_pages, store, trusted_key, marker)
     else:
         side = futures.Future()
         side.set_result(_log_and_pages(store, trusted_key, marker))
@@ -175,25 +177,6 @@ def walk(store: Store, *, agent_id: str | None = None, thread_id: str | None = N
 def _log_and_pages(store: Store, trusted: Ed25519PublicKey | None, marker: int | None
                    ) -> tuple[EventWalk, tuple[int, list[Problem]]]:
     return walk_log(store, trusted), check_pages(store, marker)
-
-
-_WORKER: futures.ThreadPoolExecutor | None = None
-_WORKER_LOCK = threading.Lock()
-
-
-def _worker() -> futures.ThreadPoolExecutor:
-    """The one thread every full walk of this process shares for its second half.
-
-    One long-lived thread, not one per walk: a SQLite engine keeps one
-    connection per thread that used it, so a server answering Verify again
-    and again holds one extra connection, not one per call.
-    """
-    global _WORKER
-    with _WORKER_LOCK:
-        if _WORKER is None:
-            _WORKER = futures.ThreadPoolExecutor(max_workers=1,
-                                                 thread_name_prefix="brainkeep-verify")
-        return _WORKER
 
 
 def _walk_since(store: Store, since: ChainHead, agent_id: str | None, thread_id: str | None,
@@ -246,8 +229,8 @@ def _settle(store: Store, transact: Transact, broken: bool, head: VerifiedCheckp
 
 def verify_brain(store: Store, *, trusted_key: Ed25519PublicKey | None = None,
                  since_verified: bool = False, anchor: ChainHead | None = None,
-                 signer: Ed25519PrivateKey | None = None, now: str | None = None
-                 ) -> VerifyReport:
+                 signer: Ed25519PrivateKey | None = None, now: str | None = None,
+                 beside: futures.Executor | None = None) -> VerifyReport:
     """The whole brain, as ``brainkeep verify`` reports it.
 
     A row edited behind the server's back no longer matches the hashes its
@@ -261,7 +244,7 @@ def verify_brain(store: Store, *, trusted_key: Ed25519PublicKey | None = None,
     """
     began = time.perf_counter()
     since = _start(store, trusted_key, anchor) if since_verified else None
-    result = walk(store, trusted_key=trusted_key, since=since)
+    result = walk(store, trusted_key=trusted_key, since=since, beside=beside)
     problem = None if anchor is None else check_anchor(store, anchor)
     first = result.broken[0] if result.broken else None
     recorded = None
@@ -284,7 +267,7 @@ def verify_memories(store: Store, agent_id: str | None, thread_id: str | None, *
                     created_before: str | None = None, check_log: bool = True,
                     visible: Callable[[str], bool] | None = None,
                     now: str | None = None, transact: Transact | None = None,
-                    ) -> VerifyOutcome:
+                    beside: futures.Executor | None = None) -> VerifyOutcome:
     """A memory slice (all agents when ``agent_id`` is None), as gRPC Verify reports it.
 
     Always the full walk (``VerifyRequest`` has no field asking for less):
@@ -303,7 +286,7 @@ def verify_memories(store: Store, agent_id: str | None, thread_id: str | None, *
     slice's walk proves no head: the memories outside it were not checked.
     """
     result = walk(store, agent_id=agent_id, thread_id=thread_id,
-                  created_before=created_before, check_log=check_log)
+                  created_before=created_before, check_log=check_log, beside=beside)
     if check_log and now is not None:
         whole = agent_id is None and thread_id is None and created_before is None
         head = None if result.head is None or not whole else proved(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -57,6 +58,8 @@ class MnemoContext:
     indexer: MemoryIndexer | None = None
     # The engine's keyword index (BM25 recall); the store's own reads re-check it.
     index: SearchIndex = field(kw_only=True)
+    # Threads a read may run beside the caller's on (the brain's workers; None: none).
+    beside: Executor | None = field(default=None, kw_only=True)
     _writer: GroupCommit = field(init=False, compare=False, repr=False)
     reads: ReadLog = field(init=False, compare=False, repr=False)
 
