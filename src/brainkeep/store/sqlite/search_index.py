@@ -28,7 +28,7 @@ from brainkeep.store.sql.dialect import SQLITE
 from brainkeep.store.sql.filters import fact_filter_sql, memory_filter_sql
 from brainkeep.store.sql.search_scope import keyword_search, vector_sees_private
 from brainkeep.store.sqlite.ann_files import BaseFiles, vectors_dir
-from brainkeep.store.sqlite.ann_index import AnnVectorIndex
+from brainkeep.store.sqlite.ann_index import EXACT_ITEMS_MAX, AnnVectorIndex
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.keyword_index import KeywordIndex
 from brainkeep.store.sqlite.vector_index import SQLiteVectorRows, VectorHit, VectorIndex
@@ -98,12 +98,23 @@ class SQLiteSearchIndex:
                 scope: FactFilter | MemoryFilter, k: int, private: bool,
                 only: set[int] | None) -> list[VectorHit]:
         """The ``k`` nearest memories that pass ``scope`` (reference gap: 4·k from the brain)."""
-        fetch = max(k, 16)
+        first = fetch = max(k, 16)
         while True:
             hits = index.search(vector, fetch, include_private=private, only_items=only)
             passing = self._passing(scope, [h.item_id for h in hits])
             keep = [h for h in hits if h.item_id in passing]
             if len(keep) >= k or len(hits) < fetch:
+                if fetch > first and isinstance(index, AnnVectorIndex):
+                    # Few rows passed: the scope is sparse, so the graph's
+                    # neighbourhood may hold only some of its true top k. A
+                    # small scope is scored exactly instead (at most
+                    # EXACT_ITEMS_MAX rows: cheaper than the widened search).
+                    ids = self._scope_ids(scope, EXACT_ITEMS_MAX + 1)
+                    if only is not None:
+                        ids = [i for i in ids if i in only]
+                    if len(ids) <= EXACT_ITEMS_MAX:
+                        return index.exact_items(vector, k, include_private=private,
+                                                 items=set(ids))
                 return keep[:k]
             if fetch >= SCOPED_FETCH_MAX:
                 break
