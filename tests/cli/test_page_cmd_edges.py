@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,12 +29,10 @@ def home(tmp_path: Path) -> Path:
 
 def run(home: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """The CLI in a subprocess; stdin is ``stdin``'s text, or /dev/null."""
-    env = {**os.environ, "BRAINKEEP_HOME": str(home)}
-    if stdin is None:
-        return subprocess.run([sys.executable, "-m", "brainkeep", *args], env=env, text=True,
-                              capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
-    return subprocess.run([sys.executable, "-m", "brainkeep", *args], env=env, text=True,
-                          capture_output=True, timeout=60, input=stdin)
+    feed: dict[str, Any] = {"stdin": subprocess.DEVNULL} if stdin is None else {"input": stdin}
+    return subprocess.run([sys.executable, "-m", "brainkeep", *args], text=True, timeout=60,
+                          env={**os.environ, "BRAINKEEP_HOME": str(home)},
+                          capture_output=True, **feed)
 
 
 def test_put_from_an_empty_pipe_is_refused_and_writes_nothing(home: Path) -> None:

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from brainkeep.brain import open_brain
 from brainkeep.config import Settings
+from tests.cli.test_page_cmd_edges import run
 
 
 @pytest.fixture
@@ -23,12 +21,6 @@ def home(tmp_path: Path) -> Path:
     finally:
         brain.close()
     return home
-
-
-def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "BRAINKEEP_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "brainkeep", *args], env=env, text=True,
-                          capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
 
 
 def test_remember_prints_one_plain_sentence(home: Path) -> None:

@@ -21,16 +21,8 @@ from brainkeep.brain import Brain
 from brainkeep.core.mnemo.remember import RememberInput
 from brainkeep.core.verify import verify_brain
 from brainkeep.store.sqlite import SQLiteStore
+from tests.core.test_tamper_columns import sql
 from tests.store.contract import put_page
-
-
-def sql(home: Path, statement: str, params: tuple[object, ...] = ()) -> None:
-    conn = sqlite3.connect(home / "brain.db")
-    try:
-        with conn:
-            conn.execute(statement, params)
-    finally:
-        conn.close()
 
 
 @pytest.fixture
