@@ -26,6 +26,8 @@ LIST_LIMIT_DEFAULT = 50  # MCP list_pages / CLI list
 LIST_LIMIT_MAX = 500
 GRPC_RECALL_LIMIT_DEFAULT = 10  # gRPC Recall
 GRPC_RECALL_LIMIT_MAX = 100
+ORIENTATION_BUDGET_DEFAULT = 512  # gRPC Recall orientation_cache.token_budget
+ORIENTATION_BUDGET_MAX = 8192
 
 # --- text sizes --------------------------------------------------------------
 MAX_FACT_CHARS = 4000  # remember `fact`
