@@ -67,6 +67,9 @@ def _brain_copy(scale: float, home: Path, corpus: Path | None) -> str:
 def _verify(brain: Brain, since_verified: bool) -> Any:
     params = inspect.signature(verify_brain).parameters
     now = brain.clock.now_ts()
+    if "side" in params:  # the log-and-pages half where the brain says (a child process)
+        return verify_brain(brain.store, since_verified=since_verified, now=now,
+                            side=brain.verify_side)
     if "beside" in params:  # the log-and-pages half on the brain's worker threads
         return verify_brain(brain.store, since_verified=since_verified, now=now,
                             beside=brain.workers)

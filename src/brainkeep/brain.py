@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from brainkeep.core.dedup import EmbeddingSimilarity
     from brainkeep.core.embedding import Embeddings
     from brainkeep.core.hybrid import EmbeddingVectorArm
+    from brainkeep.core.verify_halves import SideWalk
     from brainkeep.providers import ChatSettings, EmbeddingSettings
 
 log = logging.getLogger(__name__)
@@ -125,8 +126,16 @@ class Brain:
         self.mnemo = MnemoService(
             MnemoContext(self.store, self.clock, self.source_id,
                          vectors=self.memory_vectors, indexer=self.embeddings,
-                         index=self.search_index, beside=self._workers)
+                         index=self.search_index, verify_side=self.verify_side)
         )
+
+    @property
+    def verify_side(self) -> SideWalk:
+        """Where a full verify walks the log and pages (brainkeep/verify_process.py)."""
+        from brainkeep.core.verify_halves import ThreadSide
+        from brainkeep.verify_process import ProcessSide
+
+        return ProcessSide(ThreadSide(self._workers))
 
     @property
     def workers(self) -> ThreadPoolExecutor | None:

@@ -94,7 +94,7 @@ def test_a_memory_brain_walks_on_one_thread() -> None:
     # Another thread's connection to ":memory:" is another, empty database.
     store = SQLiteStore(":memory:")
     try:
-        assert store.reads_across_threads() is False
+        assert store.reopen_target() is None
         put_page(store, "people/alice", "# Alice\n")
         report = verify_brain(store)
         assert (report.valid, report.events_checked, report.pages_checked) == (True, 1, 1)

@@ -130,7 +130,7 @@ def verify(cli: CliContext, expect_head: str | None, sign: bool, signing_key: Pa
     brain = cli.brain()
     store = brain.store
     report = verify_brain(store, trusted_key=trusted, since_verified=since_verified,
-                          beside=brain.workers,
+                          side=brain.verify_side,
                           anchor=anchor, signer=key, now=brain.clock.now_ts())
     data = report.to_dict()
     data["since_verified"] = since_verified

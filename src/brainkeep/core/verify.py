@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from concurrent import futures
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -57,7 +56,8 @@ from brainkeep.core.integrity_rows import VerifiedCheckpoint
 from brainkeep.core.memory_checks import BrokenRecord, touched_memories, walk_memories
 from brainkeep.core.mnemo.models import VerifyOutcome
 from brainkeep.core.ports.store import Store
-from brainkeep.core.verify_log import EventWalk, walk_events_since, walk_log
+from brainkeep.core.verify_halves import SideWalk, one_after_the_other
+from brainkeep.core.verify_log import walk_events_since
 from brainkeep.core.verify_since import Touched, proved, start_point
 
 
@@ -128,7 +128,7 @@ def _records(problems: list[Problem]) -> list[BrokenRecord]:
 def walk(store: Store, *, agent_id: str | None = None, thread_id: str | None = None,
          created_before: str | None = None, check_log: bool = True,
          trusted_key: Ed25519PublicKey | None = None, since: ChainHead | None = None,
-         beside: futures.Executor | None = None) -> Walk:
+         side: SideWalk | None = None) -> Walk:
     """Run every check in scope (see the module docstring).
 
     Args:
@@ -140,8 +140,8 @@ def walk(store: Store, *, agent_id: str | None = None, thread_id: str | None = N
         trusted_key: checkpoint signatures must be this key's.
         since: a proved head: walk only the events after it and the rows they
             touch (memories of the slice are then those touched rows only).
-        beside: where the log-and-pages half runs while this thread walks the
-            memories (the brain's worker threads; None: one after the other).
+        side: where the log-and-pages half runs while this thread walks the
+            memories and grants (core/verify_halves.py; None: one after the other).
     """
     if since is not None and check_log:
         return _walk_since(store, since, agent_id, thread_id, trusted_key)
@@ -152,31 +152,19 @@ def walk(store: Store, *, agent_id: str | None = None, thread_id: str | None = N
         memories, verified, memory_breaks = walk_memories(
             store, agent_id, thread_id, created_before, False, marker, bridge)
         return Walk(0, 0, memories, verified, tuple(memory_breaks))
-    # The log and the pages on a second thread, the memories and grants here:
-    # most of each scan is the engine's own work (SQLite's C, PostgreSQL's
-    # server), which runs outside the GIL, so the halves can overlap (on
-    # SQLite they do so little: docs/benchmarks.md, "Full verify (issue 21)").
-    side: futures.Future[tuple[EventWalk, tuple[int, list[Problem]]]]
-    if beside is not None and store.reads_across_threads():
-        side = beside.submit(_log_and_pages, store, trusted_key, marker)
-    else:
-        side = futures.Future()
-        side.set_result(_log_and_pages(store, trusted_key, marker))
-    try:
-        grants, grant_breaks = check_grants(store, marker, {u for u, _, _ in tombstones})
-        memories, verified, memory_breaks = walk_memories(
-            store, agent_id, thread_id, created_before, True, marker, bridge)
-    finally:
-        futures.wait([side])  # never leave it reading a store the caller may close
-    events, (pages, page_breaks) = side.result()
+
+    def memories_and_grants() -> tuple[tuple[int, list[Problem]],
+                                       tuple[int, int, list[BrokenRecord]]]:
+        return (check_grants(store, marker, {u for u, _, _ in tombstones}),
+                walk_memories(store, agent_id, thread_id, created_before, True, marker, bridge))
+
+    # The log and the pages beside the memories and grants (core/verify_halves.py).
+    run = one_after_the_other if side is None else side.run
+    (events, (pages, page_breaks)), mine = run(store, trusted_key, marker, memories_and_grants)
+    (grants, grant_breaks), (memories, verified, memory_breaks) = mine
     broken = [*events.broken, *_records(page_breaks), *memory_breaks, *_records(grant_breaks)]
     return Walk(events.checked, pages, memories, verified, tuple(broken), events.head,
                 events.checkpoints, grants)
-
-
-def _log_and_pages(store: Store, trusted: Ed25519PublicKey | None, marker: int | None
-                   ) -> tuple[EventWalk, tuple[int, list[Problem]]]:
-    return walk_log(store, trusted), check_pages(store, marker)
 
 
 def _walk_since(store: Store, since: ChainHead, agent_id: str | None, thread_id: str | None,
@@ -230,7 +218,7 @@ def _settle(store: Store, transact: Transact, broken: bool, head: VerifiedCheckp
 def verify_brain(store: Store, *, trusted_key: Ed25519PublicKey | None = None,
                  since_verified: bool = False, anchor: ChainHead | None = None,
                  signer: Ed25519PrivateKey | None = None, now: str | None = None,
-                 beside: futures.Executor | None = None) -> VerifyReport:
+                 side: SideWalk | None = None) -> VerifyReport:
     """The whole brain, as ``brainkeep verify`` reports it.
 
     A row edited behind the server's back no longer matches the hashes its
@@ -244,7 +232,7 @@ def verify_brain(store: Store, *, trusted_key: Ed25519PublicKey | None = None,
     """
     began = time.perf_counter()
     since = _start(store, trusted_key, anchor) if since_verified else None
-    result = walk(store, trusted_key=trusted_key, since=since, beside=beside)
+    result = walk(store, trusted_key=trusted_key, since=since, side=side)
     problem = None if anchor is None else check_anchor(store, anchor)
     first = result.broken[0] if result.broken else None
     recorded = None
@@ -267,7 +255,7 @@ def verify_memories(store: Store, agent_id: str | None, thread_id: str | None, *
                     created_before: str | None = None, check_log: bool = True,
                     visible: Callable[[str], bool] | None = None,
                     now: str | None = None, transact: Transact | None = None,
-                    beside: futures.Executor | None = None) -> VerifyOutcome:
+                    side: SideWalk | None = None) -> VerifyOutcome:
     """A memory slice (all agents when ``agent_id`` is None), as gRPC Verify reports it.
 
     Always the full walk (``VerifyRequest`` has no field asking for less):
@@ -286,7 +274,7 @@ def verify_memories(store: Store, agent_id: str | None, thread_id: str | None, *
     slice's walk proves no head: the memories outside it were not checked.
     """
     result = walk(store, agent_id=agent_id, thread_id=thread_id,
-                  created_before=created_before, check_log=check_log, beside=beside)
+                  created_before=created_before, check_log=check_log, side=side)
     if check_log and now is not None:
         whole = agent_id is None and thread_id is None and created_before is None
         head = None if result.head is None or not whole else proved(

@@ -175,7 +175,7 @@ def routes(env: ConsoleEnv) -> list[BaseRoute]:
                       hide_break=hide_break, whole_log=log_visible(viewer.scope))
 
     def verify(request: Request, viewer: Viewer, form: FormData) -> Response:
-        report = verify_brain(store, trusted_key=_trusted_key(env), beside=env.brain.workers)
+        report = verify_brain(store, trusted_key=_trusted_key(env), side=env.brain.verify_side)
         return show(request, viewer, report)
 
     return [

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -16,6 +15,7 @@ from brainkeep.core.ports.search_index import SearchIndex
 
 if TYPE_CHECKING:  # the store protocol imports our models: type-only to avoid a cycle
     from brainkeep.core.ports.store import Store
+    from brainkeep.core.verify_halves import SideWalk
 
 T = TypeVar("T")
 
@@ -58,8 +58,8 @@ class MnemoContext:
     indexer: MemoryIndexer | None = None
     # The engine's keyword index (BM25 recall); the store's own reads re-check it.
     index: SearchIndex = field(kw_only=True)
-    # Threads a read may run beside the caller's on (the brain's workers; None: none).
-    beside: Executor | None = field(default=None, kw_only=True)
+    # Where a full Verify walks the log and pages (core/verify_halves.py; None: inline).
+    verify_side: SideWalk | None = field(default=None, kw_only=True)
     _writer: GroupCommit = field(init=False, compare=False, repr=False)
     reads: ReadLog = field(init=False, compare=False, repr=False)
 

@@ -120,7 +120,7 @@ class MnemoService:
         return verify_memories(
             self.ctx.store, agent, thread, visible=visible,
             now=self.ctx.clock.now_ts(),
-            transact=self.ctx.transact, beside=self.ctx.beside)
+            transact=self.ctx.transact, side=self.ctx.verify_side)
 
     def trajectory_audit(self, *, agent_id: str | None, thread_id: str | None,
                          active_bank_ceiling: int | None, fact_key: str | None,

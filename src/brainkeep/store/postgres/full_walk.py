@@ -75,9 +75,9 @@ class FullWalkMixin:
 
     db: PostgresEngine
 
-    def reads_across_threads(self) -> bool:
-        """Always: every thread borrows from the same database's pool."""
-        return True
+    def reopen_target(self) -> str | None:
+        """The database URL this store was opened with (password included)."""
+        return self.db.url
 
     def iter_event_digests(self, *, after_seq: int = 0) -> Iterator[EventDigest]:
         """Every event after ``after_seq`` in chain order, its hash input rendered."""

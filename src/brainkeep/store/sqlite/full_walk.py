@@ -93,9 +93,9 @@ class FullWalkMixin:
         cursor.row_factory = None  # plain tuples: no Row per row
         return cursor
 
-    def reads_across_threads(self) -> bool:
-        """False for ``:memory:``, where each thread's connection is its own database."""
-        return self.db.path != ":memory:"
+    def reopen_target(self) -> str | None:
+        """The file; None for ``:memory:``, where each connection is its own database."""
+        return None if self.db.path == ":memory:" else self.db.path
 
     def iter_event_digests(self, *, after_seq: int = 0) -> Iterator[EventDigest]:
         """Every event after ``after_seq`` in chain order, its hash input rendered."""
