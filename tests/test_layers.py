@@ -18,12 +18,13 @@ import pytest
 
 from tests.test_architecture import GRAPH, Graph, find_cycles
 
-FRONTS = ("cli", "mcp", "grpc", "console")
+FRONTS = ("cli", "mcp", "grpc", "console", "hooks")
 ENGINES = ("store.sqlite", "store.postgres")
-# The CLI's `serve` and `ui` commands compose servers: each may start the
-# entry point of the front it serves, and reach nothing else of it.
-COMPOSITION_ROOTS = {"brainkeep.cli.serve_cmd", "brainkeep.cli.ui_cmd"}
-SERVER_ENTRY_POINTS = {"brainkeep.mcp.stdio", "brainkeep.grpc.server", "brainkeep.console.server"}
+# The CLI's `serve`, `ui` and `hook` commands compose servers: each may start
+# the entry point of the front it serves, and reach nothing else of it.
+COMPOSITION_ROOTS = {"brainkeep.cli.serve_cmd", "brainkeep.cli.ui_cmd", "brainkeep.cli.hook_cmd"}
+SERVER_ENTRY_POINTS = {"brainkeep.mcp.stdio", "brainkeep.grpc.server", "brainkeep.console.server",
+                       "brainkeep.hooks.entry"}
 # ``store.sql`` (the repositories both engines share) is its own node: the
 # engines import it, and the ``store`` package's factory imports the engines.
 CYCLE_PACKAGES = ("core", "store.sqlite", "store.postgres", "store.sql", "store", "mcp",

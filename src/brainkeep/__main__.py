@@ -1,6 +1,6 @@
 """`python -m brainkeep`: the CLI (used to spawn our own server for self-certification)."""
 
-from brainkeep.cli.main import main
+from brainkeep.entry import main
 
 if __name__ == "__main__":
     main()

@@ -13,7 +13,8 @@ from brainkeep.cli.main import COMMANDS as REGISTRY
 from brainkeep.cli.main import cli
 
 # Long-running servers print no result document, so they have no --json mode.
-NO_JSON = {"serve"}
+# `serve` speaks MCP; `hook` answers in its host's documented format (JSON already).
+NO_JSON = {"serve", "hook"}
 
 
 def subcommands(group: click.Group) -> dict[str, click.Command]:

@@ -42,6 +42,9 @@ COMMANDS: dict[str, LazyCommand] = {
     "forget": LazyCommand("brainkeep.cli.verb_cmds:verb_command", "forget (expire a fact)"),
     "get": LazyCommand("brainkeep.cli.page_cmds:get",
                        "Print page SLUG (its markdown, or its record with --json)."),
+    "hook": LazyCommand("brainkeep.cli.hook_cmd:hook",
+                        "Answer an agent harness's lifecycle hook (stdin JSON in; never fails "
+                        "the host)."),
     "import": LazyCommand("brainkeep.cli.page_cmds:import_",
                           "Load every .md file under DIRECTORY (slug = relative path); re-runs "
                           "skip unchanged files."),

@@ -1,0 +1,120 @@
+"""Per-prompt injection: entities the prompt names, then recall(query), under a budget."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from brainkeep.core.ambient.mentions import mentions
+from brainkeep.core.ambient.relevance import Item, Selection, select, terms
+from brainkeep.core.ambient.render import block
+from brainkeep.core.limits import MAX_QUERY_CHARS
+
+# (tool name, arguments) -> the verb's envelope; the front decides how it travels.
+Ask = Callable[[str, dict[str, Any]], dict[str, Any]]
+
+PROMPT_BUDGET = 1500
+RELEVANCE_FLOOR = 0.3
+QUERY_LIMIT = 8
+ENTITY_FACTS = 5
+SNIPPET_CHARS = 480
+QUERY_CHARS = min(2000, MAX_QUERY_CHARS)  # a pasted log needs no more to find its topic
+# Resolutions that are the name itself, not a guess (core.entity_resolution VIAS).
+EXACT_VIAS = frozenset({"alias", "title", "slug"})
+
+
+@dataclass(frozen=True)
+class PromptContext:
+    """What one prompt gets: the text to inject ('' for nothing) and the accounting."""
+
+    text: str
+    selection: Selection
+    entities: tuple[str, ...]  # slugs the prompt named (for the workspace's standing set)
+    calls: int
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(item.key for item in self.selection.items)
+
+
+def fact_items(envelope: dict[str, Any], *, pinned: bool = False) -> list[Item]:
+    out = []
+    for fact in envelope.get("facts") or []:
+        ident = fact.get("fact_id") or fact.get("id")
+        text = str(fact.get("fact") or "")
+        if ident is None or not text:
+            continue
+        source = str(fact.get("entity_slug") or fact.get("provenance") or "")
+        out.append(Item(f"fact:{ident}", "fact", text, source, pinned))
+    return out
+
+
+def snippet(text: str, wanted: frozenset[str], limit: int = SNIPPET_CHARS) -> str:
+    """The lines of ``text`` richest in the prompt's words, in order, within ``limit`` chars."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if sum(len(ln) + 1 for ln in lines) <= limit:
+        return " ".join(lines)
+    ranked = sorted(range(len(lines)), key=lambda i: -len(wanted & terms(lines[i])))
+    chosen: list[int] = []
+    used = 0
+    for i in ranked:
+        piece = lines[i] if len(lines[i]) <= limit else lines[i][:limit - 1] + "…"
+        if used + len(piece) + 1 > limit:
+            continue
+        chosen.append(i)
+        used += len(piece) + 1
+    return " … ".join(lines[i] if len(lines[i]) <= limit else lines[i][:limit - 1] + "…"
+                      for i in sorted(chosen))
+
+
+def page_items(envelope: dict[str, Any], wanted: frozenset[str]) -> list[Item]:
+    out = []
+    for hit in envelope.get("results") or []:
+        slug = str(hit.get("slug") or "")
+        chunk = str(hit.get("chunk") or "")
+        if not slug or not chunk:
+            continue
+        digest = hashlib.sha1(chunk.encode("utf-8", "replace")).hexdigest()[:12]
+        title = str(hit.get("title") or slug)
+        text = f"{title}: {snippet(chunk, wanted)}"
+        out.append(Item(f"page:{slug}#{digest}", "page", text, slug))
+    return out
+
+
+def prompt_context(
+    prompt: str,
+    ask: Ask,
+    *,
+    seen: Sequence[str] | frozenset[str] = (),
+    budget: int = PROMPT_BUDGET,
+    floor: float = RELEVANCE_FLOOR,
+) -> PromptContext:
+    """Memories and page snippets relevant to ``prompt``; nothing below the floor.
+
+    Facts about an entity the prompt names come first (exact name matches
+    only), then what ``recall(query)`` ranks; items already injected in this
+    session (``seen``) are skipped, so a long session is not fed one fact
+    twenty times.
+    """
+    wanted = terms(prompt)
+    calls = 0
+    candidates: list[Item] = []
+    slugs: list[str] = []
+    if not wanted:
+        return PromptContext("", select(prompt, [], seen=seen, budget=budget, floor=floor),
+                             (), 0)
+    for name in mentions(prompt):
+        envelope = ask("recall", {"entity": name, "limit": ENTITY_FACTS})
+        calls += 1
+        resolution = envelope.get("entity_resolution") or {}
+        if resolution.get("via") in EXACT_VIAS and resolution.get("slug"):
+            slugs.append(str(resolution["slug"]))
+            candidates += fact_items(envelope, pinned=True)
+    envelope = ask("recall", {"query": prompt[:QUERY_CHARS], "limit": QUERY_LIMIT})
+    calls += 1
+    candidates += fact_items(envelope) + page_items(envelope, wanted)
+    chosen = select(prompt, candidates, seen=seen, budget=budget, floor=floor)
+    text = block("relevant-to-this-prompt", [("Memory", chosen.items)])
+    return PromptContext(text, chosen, tuple(dict.fromkeys(slugs)), calls)

@@ -1,0 +1,184 @@
+"""How a hook reaches the brain: the local ambient server, or a remote `serve --http`.
+
+Both answer ``ask(tool, arguments) -> envelope`` within a deadline; a
+failure raises ``HookFailure`` with the heartbeat code (the entry point
+turns it into exit 0 and no output).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from brainkeep import __version__
+
+SPAWN_WAIT_S = 0.02
+LINE_CAP = 16 * 1024 * 1024
+
+
+class HookFailure(Exception):
+    """A hook could not do its work; ``code`` is the heartbeat's outcome code."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class Deadline:
+    """The time left for this hook run."""
+
+    def __init__(self, seconds: float) -> None:
+        self.end = time.monotonic() + seconds
+
+    def left(self) -> float:
+        remaining = self.end - time.monotonic()
+        if remaining <= 0:
+            raise HookFailure("timeout")
+        return remaining
+
+
+def socket_path(home: Path, env: dict[str, str] | os._Environ[str]) -> Path:
+    """The ambient server's socket: short (AF_UNIX paths cap near 108 bytes), per brain."""
+    import hashlib
+
+    key = "\0".join([str(home), env.get("BRAINKEEP_DATABASE_URL", ""), __version__])
+    name = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:20]
+    base = Path(env.get("BRAINKEEP_HOOK_RUNTIME_DIR") or env.get("XDG_RUNTIME_DIR")
+                or env.get("TMPDIR") or "/tmp")
+    return base / f"brainkeep-{os.getuid()}" / f"{name}.sock"
+
+
+class LocalBackend:
+    """The per-brain ambient server over a Unix socket, started when none answers."""
+
+    kind = "local"
+
+    def __init__(self, home: Path, env: dict[str, str] | os._Environ[str],
+                 deadline: Deadline) -> None:
+        self.home, self.env, self.deadline = home, env, deadline
+        self.path = socket_path(home, env)
+        self._sock: socket.socket | None = None
+        self._buffer = b""
+        self.spawned = False
+
+    def _connect(self) -> socket.socket:
+        while True:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(self.deadline.left())
+            try:
+                sock.connect(str(self.path))
+                return sock
+            except (FileNotFoundError, ConnectionRefusedError):
+                sock.close()
+                if not self.spawned:
+                    self._spawn()
+                time.sleep(min(SPAWN_WAIT_S, self.deadline.left()))
+            except OSError as exc:
+                sock.close()
+                raise HookFailure("unavailable") from exc
+
+    def _spawn(self) -> None:
+        import subprocess
+
+        self.spawned = True
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        log_dir = self.home / "hooks"
+        log_dir.mkdir(parents=True, exist_ok=True)
+        with open(log_dir / "daemon.log", "ab") as log:
+            subprocess.Popen(  # noqa: S603 - our own interpreter and module
+                [sys.executable, "-m", "brainkeep.hooks.daemon", "--home", str(self.home),
+                 "--socket", str(self.path)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
+                start_new_session=True, close_fds=True, env=dict(self.env))
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        if self._sock is None:
+            self._sock = self._connect()
+        sock = self._sock
+        try:
+            sock.settimeout(self.deadline.left())
+            sock.sendall(json.dumps(message).encode() + b"\n")
+            while b"\n" not in self._buffer:
+                sock.settimeout(self.deadline.left())
+                chunk = sock.recv(65536)
+                if not chunk:
+                    raise HookFailure("unavailable")
+                self._buffer += chunk
+                if len(self._buffer) > LINE_CAP:
+                    raise HookFailure("error")
+        except TimeoutError as exc:
+            raise HookFailure("timeout") from exc
+        except OSError as exc:
+            raise HookFailure("unavailable") from exc
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        answer = json.loads(line)
+        if not answer.get("ok"):
+            raise HookFailure(str(answer.get("code") or "error"))
+        return dict(answer)
+
+    def ask(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return dict(self.request({"op": "ask", "tool": tool, "arguments": arguments})
+                    ["envelope"])
+
+    def bank(self, path: str, fmt: str, *, wait: bool) -> dict[str, Any]:
+        return self.request({"op": "bank", "path": path, "format": fmt, "wait": wait})
+
+    def close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+
+
+class RemoteBackend:
+    """A `serve --http` brain: MCP ``tools/call`` over HTTP with a bearer token."""
+
+    kind = "remote"
+
+    def __init__(self, url: str, token: str, deadline: Deadline) -> None:
+        self.url, self.token, self.deadline = url, token, deadline
+        self._ids = 0
+
+    def ask(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        import http.client
+
+        parts = urlsplit(self.url)
+        kind = http.client.HTTPSConnection if parts.scheme == "https" else \
+            http.client.HTTPConnection
+        self._ids += 1
+        body = json.dumps({"jsonrpc": "2.0", "id": self._ids, "method": "tools/call",
+                           "params": {"name": tool, "arguments": arguments}})
+        try:
+            conn = kind(parts.hostname or "127.0.0.1", parts.port, timeout=self.deadline.left())
+            conn.request("POST", parts.path or "/mcp", body=body, headers={
+                "Authorization": f"Bearer {self.token}", "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream"})
+            response = conn.getresponse()
+            raw = response.read(LINE_CAP)
+            status = response.status
+            conn.close()
+        except TimeoutError as exc:
+            raise HookFailure("timeout") from exc
+        except OSError as exc:
+            raise HookFailure("unavailable") from exc
+        if status != 200:
+            raise HookFailure("unavailable")
+        text = raw.decode("utf-8", "replace")
+        if text.lstrip().startswith(("event:", "data:")):  # an SSE answer: its data line
+            text = next((ln[5:] for ln in text.splitlines() if ln.startswith("data:")), "{}")
+        result = json.loads(text).get("result") or {}
+        if result.get("isError"):
+            raise HookFailure("error")
+        content = result.get("content") or [{}]
+        return dict(json.loads(content[0].get("text") or "{}"))
+
+    def bank(self, path: str, fmt: str, *, wait: bool) -> dict[str, Any]:
+        # Transcripts are imported by the machine that holds the brain.
+        raise HookFailure("remote_no_bank")
+
+    def close(self) -> None:
+        pass
