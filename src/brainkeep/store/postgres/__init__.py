@@ -24,7 +24,7 @@ from brainkeep.store.postgres.audit_scans import AuditScansMixin
 from brainkeep.store.postgres.describe import describe
 from brainkeep.store.postgres.engine import CONNECT_TIMEOUT_S, LOCK_TIMEOUT_MS, PostgresEngine
 from brainkeep.store.postgres.full_walk import FullWalkMixin
-from brainkeep.store.postgres.integrity import IntegrityMixin
+from brainkeep.store.postgres.integrity import PostgresIntegrityMixin
 from brainkeep.store.postgres.memory_text import MemoryTextMixin
 from brainkeep.store.postgres.page_fts import PageFtsMixin
 from brainkeep.store.postgres.search_index import PostgresSearchIndex
@@ -51,7 +51,7 @@ class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, Token
                     MemoryTextMixin,
                     VectorColumnMixin,
                     MnemoMixin, CheckpointsMixin, EventsMixin, AuditScansMixin,
-                    IntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
+                    PostgresIntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
                     VerifiedHeadsMixin, MetaMixin, FullWalkMixin):
     """A brain in one PostgreSQL database, shared by any number of processes."""
 

@@ -77,6 +77,18 @@ class Dialect:
             return f"json_extract({column}, '$.{key}')"
         return f"({column}::jsonb ->> '{key}')"
 
+    def json_type(self, column: str, key: str) -> str:
+        """The JSON type name at top-level ``key`` ('null' for a JSON null, NULL when absent)."""
+        if self.name == "sqlite":
+            return f"json_type({column}, '$.{key}')"
+        return f"jsonb_typeof({column}::jsonb -> '{key}')"
+
+    def json_array_agg(self, expr: str) -> str:
+        """Aggregate: the JSON array text of ``expr`` (an empty group: ``[]`` or NULL)."""
+        if self.name == "sqlite":
+            return f"json_group_array({expr})"
+        return f"json_agg({expr})::text"
+
     def pick(self, *, sqlite: str, postgres: str) -> str:
         """The fragment for this dialect, where the two have no common spelling."""
         return sqlite if self.name == "sqlite" else postgres

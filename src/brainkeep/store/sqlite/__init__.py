@@ -28,7 +28,7 @@ from brainkeep.store.sql.verified_heads import VerifiedHeadsMixin
 from brainkeep.store.sqlite.audit_scans import AuditScansMixin
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.full_walk import FullWalkMixin
-from brainkeep.store.sqlite.integrity import IntegrityMixin
+from brainkeep.store.sqlite.integrity import SQLiteIntegrityMixin
 from brainkeep.store.sqlite.memory_text import MemoryTextMixin
 from brainkeep.store.sqlite.page_fts import PageFtsMixin
 from brainkeep.store.sqlite.search_index import SQLiteSearchIndex
@@ -40,7 +40,7 @@ class SQLiteStore(
     PageFtsMixin,
     MemoryTextMixin,
     VectorColumnMixin,
-    CheckpointsMixin, AuditScansMixin, IntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
+    CheckpointsMixin, AuditScansMixin, SQLiteIntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
     VerifiedHeadsMixin, MetaMixin, FullWalkMixin,
 ):
     """A brain in one SQLite file (WAL mode)."""
