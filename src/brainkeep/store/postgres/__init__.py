@@ -6,7 +6,7 @@ run here through ``self.sql`` (``SQL`` over ``PostgresEngine`` with the
 the pool and transactions (``engine``, ``connections``), migrations, the
 keyword index over the generated ``tsv`` columns (``keyword``, ``term_stats``),
 pgvector search (``nearest``, ``vectors``), trigram grep (``grep``), the
-verifier's scans (``integrity``, ``audit_scans``, ``full_walk``) and the
+verifier's lean scans (``full_walk``) and chain-neighbour scan (``integrity``), the
 no-op full-text hooks (``page_fts``, ``memory_text``). Every Store method is
 implemented (tests/store/test_protocol_coverage.py keeps it so).
 
@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from brainkeep.store.postgres.audit_scans import AuditScansMixin
 from brainkeep.store.postgres.describe import describe
 from brainkeep.store.postgres.engine import CONNECT_TIMEOUT_S, LOCK_TIMEOUT_MS, PostgresEngine
 from brainkeep.store.postgres.full_walk import FullWalkMixin
@@ -30,6 +29,7 @@ from brainkeep.store.postgres.page_fts import PageFtsMixin
 from brainkeep.store.postgres.search_index import PostgresSearchIndex
 from brainkeep.store.postgres.statistics import watch
 from brainkeep.store.postgres.vector_column import VectorColumnMixin
+from brainkeep.store.sql.audit_scans import AuditScansMixin
 from brainkeep.store.sql.changes import ChangesMixin
 from brainkeep.store.sql.checkpoints import CheckpointsMixin
 from brainkeep.store.sql.cursors import CursorsMixin

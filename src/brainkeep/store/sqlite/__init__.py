@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from brainkeep.store.sql.audit_scans import AuditScansMixin
 from brainkeep.store.sql.changes import ChangesMixin
 from brainkeep.store.sql.checkpoints import CheckpointsMixin
 from brainkeep.store.sql.cursors import CursorsMixin
@@ -25,7 +26,6 @@ from brainkeep.store.sql.reads import ReadsMixin
 from brainkeep.store.sql.tokens import TokensMixin
 from brainkeep.store.sql.vectors import VectorsMixin
 from brainkeep.store.sql.verified_heads import VerifiedHeadsMixin
-from brainkeep.store.sqlite.audit_scans import AuditScansMixin
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.full_walk import FullWalkMixin
 from brainkeep.store.sqlite.integrity import SQLiteIntegrityMixin
