@@ -316,6 +316,29 @@ class PagesMixin(PageKeywordUpkeep):
         )
         return [page_from_row(r) for r in rows]
 
+    def entity_names(
+        self, source_id: str, *, exclude_types: tuple[str, ...]
+    ) -> list[tuple[str, str, str]]:
+        """(slug, title, normalized name) of every title and alias of the live world
+        pages whose type is not in ``exclude_types`` (the names a transcript can mention).
+
+        Private pages are left out: a link from a world page would name them.
+        """
+        params: list[object] = []
+        clauses = []
+        for alias in ("p", "q"):
+            params.append(source_id)
+            among = self.sql.dialect.in_list(f"{alias}.type", list(exclude_types), params)
+            clauses.append(f"{alias}.source_id = ? AND {alias}.deleted_at IS NULL "
+                           f"AND {alias}.visibility = 'world' AND NOT ({among})")
+        rows = self.sql.all(
+            f"SELECT p.slug, p.title, p.title_norm AS name FROM pages p WHERE {clauses[0]} "
+            "UNION ALL SELECT q.slug, q.title, a.alias_norm AS name FROM page_aliases a "
+            f"JOIN pages q ON q.id = a.page_id WHERE {clauses[1]}",
+            params,
+        )
+        return [(r["slug"], r["title"], r["name"]) for r in rows]
+
     def find_pages_by_title(self, source_id: str, title_norm: str) -> list[Page]:
         return self._find("title_norm = ?", source_id, title_norm)
 
