@@ -74,6 +74,9 @@ COMMANDS: dict[str, LazyCommand] = {
                               "synthesize (slow, costly — LLM-backed)"),
     "token": LazyCommand("brainkeep.cli.token_cmds:token",
                          "Bearer tokens for remote agents (MCP over HTTP)."),
+    "transcripts": LazyCommand("brainkeep.cli.transcripts_cmd:transcripts",
+                               "Import agent sessions and chat exports (Claude Code, Codex, "
+                               "ChatGPT, Claude.ai)."),
     "ui": LazyCommand("brainkeep.cli.ui_cmd:ui",
                       "Open the web console: pages, memories, search, audit, usage and access."),
     "verify": LazyCommand("brainkeep.cli.verify_cmd:verify",
