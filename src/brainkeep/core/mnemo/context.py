@@ -15,6 +15,7 @@ from brainkeep.core.ports.search_index import SearchIndex
 
 if TYPE_CHECKING:  # the store protocol imports our models: type-only to avoid a cycle
     from brainkeep.core.ports.store import Store
+    from brainkeep.core.receipts import ReceiptIssuer
     from brainkeep.core.verify_halves import SideWalk
 
 T = TypeVar("T")
@@ -60,6 +61,8 @@ class MnemoContext:
     index: SearchIndex = field(kw_only=True)
     # Where a full Verify walks the log and pages (core/verify_halves.py; None: inline).
     verify_side: SideWalk | None = field(default=None, kw_only=True)
+    # Issues the receipt of a purging forget (core/receipts.py; None: no receipt).
+    receipts: ReceiptIssuer | None = field(default=None, kw_only=True)
     _writer: GroupCommit = field(init=False, compare=False, repr=False)
     reads: ReadLog = field(init=False, compare=False, repr=False)
 

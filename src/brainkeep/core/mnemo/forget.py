@@ -9,12 +9,14 @@ removed behind the server's back (no such event) still breaks the chain.
 
 from __future__ import annotations
 
-from brainkeep.core import events
+from dataclasses import replace
+
+from brainkeep.core import erasure, events, receipts
 from brainkeep.core.mnemo import access
 from brainkeep.core.mnemo import validation as v
 from brainkeep.core.mnemo.context import MnemoContext
 from brainkeep.core.mnemo.models import FORGET_STRATEGIES, REDACTED_TEXT, ForgetOutcome
-from brainkeep.core.models import Memory
+from brainkeep.core.models import Event, Memory
 from brainkeep.errors import InvalidInput, NotFound, PermissionDenied
 
 DECAY_FACTOR = 0.5
@@ -69,20 +71,21 @@ def forget(ctx: MnemoContext, memory_ids: list[str], strategy: str | None,
         raise InvalidInput(f"At most {v.MAX_IDS_PER_CALL} ids per call.", field="memory_ids")
     chosen = v.choice(strategy, FORGET_STRATEGIES, "strategy", "soft_delete")
     agent = v.agent_id(agent_id)
+    purging = chosen in erasure.PURGING
 
-    def work() -> ForgetOutcome:
-        forgotten: list[str] = []
+    def work() -> tuple[ForgetOutcome, Event | None, erasure.Erasure | None]:
+        forgotten: list[Memory] = []
         errors: list[tuple[str, str]] = []
         now = ctx.clock.now_ts()
+        targets: list[tuple[str, Memory]] = []
         for raw in dict.fromkeys(memory_ids):
             try:
                 uuid = v.memory_uuid(raw)
             except InvalidInput:
                 errors.append((raw, INVALID_ID))
                 continue
-            purge = chosen in ("hard_delete", "redact")
             try:
-                memory = access.load(ctx, uuid, agent, now, include_deleted=purge)
+                memory = access.load(ctx, uuid, agent, now, include_deleted=purging)
                 access.require(ctx, memory, agent, "delete", now)
             except NotFound:
                 errors.append((raw, NOT_FOUND))
@@ -90,10 +93,28 @@ def forget(ctx: MnemoContext, memory_ids: list[str], strategy: str | None,
             except PermissionDenied:
                 errors.append((raw, DENIED))
                 continue
+            targets.append((raw, memory))
+        purge = erasure.begin(ctx.store, ctx.source_id, [m for _, m in targets]) \
+            if purging else None
+        for raw, memory in targets:
             if apply(ctx, memory, chosen, actor=agent, now=now):
-                forgotten.append(uuid)
+                forgotten.append(memory)
             else:
                 errors.append((raw, NOT_FOUND))
-        return ForgetOutcome(tuple(forgotten), tuple(errors), len(forgotten))
+        uuids = tuple(m.uuid for m in forgotten)
+        if purge is None or not forgotten:
+            return ForgetOutcome(uuids, tuple(errors), len(forgotten)), None, None
+        purge.cascade(forgotten, lambda t: apply(ctx, t, "redact", actor=agent, now=now))
+        done = purge.finish(forgotten)
+        event = ctx.store.append_event(
+            receipts.erase_event(done, actor=agent, strategy=chosen, source_id=ctx.source_id),
+            now)
+        events = len(forgotten) + len(purge.topics) + 1
+        return ForgetOutcome(uuids, tuple(errors), events), event, done
 
-    return ctx.transact(work)
+    outcome, event, done = ctx.transact(work)
+    if event is None or done is None:
+        return outcome
+    receipt = receipts.settle(ctx.store, ctx.receipts, operation="Forget", strategy=chosen,
+                              event=event, erasure=done, now=ctx.clock.now_ts())
+    return replace(outcome, receipt=receipt)

@@ -208,6 +208,8 @@ class ForgetOutcome:
     forgotten: tuple[str, ...]
     errors: tuple[tuple[str, str], ...]
     events: int = 0
+    # A purging strategy's forget receipt (core/receipts.py); None otherwise.
+    receipt: dict[str, Any] | None = None
 
 
 # The events TrajectoryAudit reads (what the engines' audit scans select):
@@ -305,3 +307,5 @@ class SubjectOutcome:
     forgotten: tuple[str, ...]
     events: int
     errors: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    # A purging strategy's forget receipt (core/receipts.py); None otherwise.
+    receipt: dict[str, Any] | None = None

@@ -8,19 +8,25 @@ may delete; others tagged for the subject are reported as "permission denied".
 Events never held memory text, so the log needs no rewriting: each forgotten
 memory gets its own event (with its ``strategy``), plus one ``subject.erase``
 summary keyed by a SHA-256 of the subject id rather than the id itself.
-``cascaded_events`` counts those new events.
+``cascaded_events`` counts those new events. With a purging strategy
+(``redact``, ``hard_delete``) topic documents that copied a forgotten
+memory are redacted too, the summary records the ids and the counts purged
+per store (core/erasure.py), and the outcome carries the forget receipt.
 """
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
+from typing import Any
 
+from brainkeep.core import erasure, receipts
 from brainkeep.core.mnemo import access
 from brainkeep.core.mnemo import validation as v
 from brainkeep.core.mnemo.context import MnemoContext
 from brainkeep.core.mnemo.forget import DENIED, apply
 from brainkeep.core.mnemo.models import SUBJECT_STRATEGIES, SubjectOutcome
-from brainkeep.core.models import Memory
+from brainkeep.core.models import Event, Memory
 
 
 def _tombstoned_by(memory: Memory, strategy: str) -> bool:
@@ -42,31 +48,48 @@ def forget_subject(ctx: MnemoContext, subject_id: str, strategy: str | None,
     assert subject is not None
     chosen = v.choice(strategy, SUBJECT_STRATEGIES, "strategy", "redact")
     agent = None if agent_id is None else v.agent_id(agent_id)
+    purging = chosen in erasure.PURGING
 
-    def work() -> SubjectOutcome:
-        forgotten: list[str] = []
+    def work() -> tuple[SubjectOutcome, Event | None, erasure.Erasure | None]:
+        forgotten: list[Memory] = []
         errors: list[tuple[str, str]] = []
         now = ctx.clock.now_ts()
         matched = ctx.store.mnemo_memories_with_tag(ctx.source_id, f"subject:{subject}")
         actor = agent or "subject-erasure"
+        targets: list[Memory] = []
         for memory in matched:
             if agent is not None and access.holding(
                 access.grants(ctx, memory, agent, now), "delete"
             ) is None:
                 errors.append((memory.uuid, DENIED))
                 continue
-            if _tombstoned_by(memory, chosen):
-                continue
-            if apply(ctx, memory, chosen, actor=actor, now=now):
-                forgotten.append(memory.uuid)
+            if not _tombstoned_by(memory, chosen):
+                targets.append(memory)
+        purge = erasure.begin(ctx.store, ctx.source_id, targets) if purging else None
+        forgotten = [m for m in targets if apply(ctx, m, chosen, actor=actor, now=now)]
         events = len(forgotten)
+        summary: Event | None = None
+        done: erasure.Erasure | None = None
         if matched:
-            ctx.log("subject.erase", "subject", hashlib.sha256(subject.encode()).hexdigest(),
-                    {"agent_id": actor, "strategy": chosen, "matched": len(matched),
-                     "forgotten": len(forgotten)},
-                    actor=actor, now=now)
+            payload: dict[str, Any] = {"agent_id": actor, "strategy": chosen,
+                                       "matched": len(matched), "forgotten": len(forgotten)}
+            if purge is not None and forgotten:
+                purge.cascade(forgotten, lambda t: apply(ctx, t, "redact", actor=actor, now=now))
+                done = purge.finish(forgotten)
+                events += len(purge.topics)
+                payload.update(receipts.erase_payload(done, actor=actor, strategy=chosen))
+            summary = ctx.log("subject.erase", "subject",
+                              hashlib.sha256(subject.encode()).hexdigest(), payload,
+                              actor=actor, now=now)
             events += 1
-        return SubjectOutcome(subject, chosen, len(matched), tuple(forgotten), events,
-                              tuple(errors))
+        outcome = SubjectOutcome(subject, chosen, len(matched),
+                                 tuple(m.uuid for m in forgotten), events, tuple(errors))
+        return outcome, summary, done
 
-    return ctx.transact(work)
+    outcome, summary, done = ctx.transact(work)
+    if summary is None or done is None:
+        return outcome
+    receipt = receipts.settle(ctx.store, ctx.receipts, operation="ForgetSubject",
+                              strategy=chosen, event=summary, erasure=done,
+                              now=ctx.clock.now_ts())
+    return replace(outcome, receipt=receipt)

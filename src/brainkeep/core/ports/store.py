@@ -3,8 +3,8 @@
 Domain code talks only to this interface; every engine (SQLite, PostgreSQL)
 implements it and passes the same contract suite (tests/store/). It is
 composed of one repository protocol per concern (core/ports/: pages,
-memories, events, sharing, cursors, tokens, embeddings, reads) plus the engine's
-SearchIndex; a service may depend on just the repositories it uses. Methods
+memories, events, sharing, cursors, tokens, embeddings, reads, erasure) plus
+the engine's SearchIndex; a service may depend on just the repositories it uses. Methods
 never commit on their own: callers group writes in ``transaction()``.
 """
 
@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from brainkeep.core.ports.cursors import CursorRepository
 from brainkeep.core.ports.embeddings import EmbeddingRepository
+from brainkeep.core.ports.erasure import ErasureRepository
 from brainkeep.core.ports.events import EventLog
 from brainkeep.core.ports.memories import MemoryRepository
 from brainkeep.core.ports.oauth import OAuthRepository
@@ -26,7 +27,8 @@ from brainkeep.core.ports.tokens import TokenRepository
 
 class Store(
     PageRepository, MemoryRepository, EventLog, SharingRepository, CursorRepository,
-    TokenRepository, OAuthRepository, EmbeddingRepository, ReadRepository, Protocol,
+    TokenRepository, OAuthRepository, EmbeddingRepository, ReadRepository, ErasureRepository,
+    Protocol,
 ):
     """What domain services need from persistence.
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from brainkeep.core.hybrid import FactSearch
     from brainkeep.core.overlap import Overlap
     from brainkeep.core.ports.store import Store
+    from brainkeep.core.receipts import ReceiptIssuer
     from brainkeep.core.search import SearchService
     from brainkeep.errors import BrainkeepError
     from brainkeep.providers.chat import ChatProvider
@@ -38,6 +39,7 @@ class VerbServices:
         chat_error: Why ``chat`` is None although one is configured.
         chat_max_tokens: The raw ``chat.max_tokens`` setting; parsed by
             ``synthesize`` only, so a bad value fails that verb and no other.
+        receipts: Issues the receipt of ``forget`` with ``redact``; None: no receipt.
     """
 
     store: Store
@@ -50,3 +52,4 @@ class VerbServices:
     chat: ChatProvider | None = None
     chat_error: BrainkeepError | None = None
     chat_max_tokens: int | str | None = None
+    receipts: ReceiptIssuer | None = None

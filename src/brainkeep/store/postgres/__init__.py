@@ -22,6 +22,7 @@ from typing import Any
 
 from brainkeep.store.postgres.describe import describe
 from brainkeep.store.postgres.engine import CONNECT_TIMEOUT_S, LOCK_TIMEOUT_MS, PostgresEngine
+from brainkeep.store.postgres.erasure import ErasureEngineMixin
 from brainkeep.store.postgres.full_walk import FullWalkMixin
 from brainkeep.store.postgres.integrity import PostgresIntegrityMixin
 from brainkeep.store.postgres.memory_text import MemoryTextMixin
@@ -34,6 +35,7 @@ from brainkeep.store.sql.changes import ChangesMixin
 from brainkeep.store.sql.checkpoints import CheckpointsMixin
 from brainkeep.store.sql.cursors import CursorsMixin
 from brainkeep.store.sql.dialect import POSTGRES, SQL
+from brainkeep.store.sql.erasure import ErasureMixin
 from brainkeep.store.sql.events import EventsMixin
 from brainkeep.store.sql.memories import MemoriesMixin
 from brainkeep.store.sql.meta import MetaMixin
@@ -52,7 +54,8 @@ class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, Token
                     VectorColumnMixin,
                     MnemoMixin, CheckpointsMixin, EventsMixin, AuditScansMixin,
                     PostgresIntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
-                    VerifiedHeadsMixin, MetaMixin, FullWalkMixin):
+                    VerifiedHeadsMixin, MetaMixin, FullWalkMixin, ErasureMixin,
+                    ErasureEngineMixin):
     """A brain in one PostgreSQL database, shared by any number of processes."""
 
     engine_name = "postgres"

@@ -16,6 +16,7 @@ from brainkeep.store.sql.changes import ChangesMixin
 from brainkeep.store.sql.checkpoints import CheckpointsMixin
 from brainkeep.store.sql.cursors import CursorsMixin
 from brainkeep.store.sql.dialect import SQL, SQLITE
+from brainkeep.store.sql.erasure import ErasureMixin
 from brainkeep.store.sql.events import EventsMixin
 from brainkeep.store.sql.memories import MemoriesMixin
 from brainkeep.store.sql.meta import MetaMixin
@@ -27,6 +28,7 @@ from brainkeep.store.sql.tokens import TokensMixin
 from brainkeep.store.sql.vectors import VectorsMixin
 from brainkeep.store.sql.verified_heads import VerifiedHeadsMixin
 from brainkeep.store.sqlite.engine import SQLiteEngine
+from brainkeep.store.sqlite.erasure import ErasureEngineMixin
 from brainkeep.store.sqlite.full_walk import FullWalkMixin
 from brainkeep.store.sqlite.integrity import SQLiteIntegrityMixin
 from brainkeep.store.sqlite.memory_text import MemoryTextMixin
@@ -41,7 +43,8 @@ class SQLiteStore(
     MemoryTextMixin,
     VectorColumnMixin,
     CheckpointsMixin, AuditScansMixin, SQLiteIntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
-    VerifiedHeadsMixin, MetaMixin, FullWalkMixin,
+    VerifiedHeadsMixin, MetaMixin, FullWalkMixin, ErasureMixin,
+    ErasureEngineMixin,
 ):
     """A brain in one SQLite file (WAL mode)."""
 

@@ -114,6 +114,9 @@ class SQLiteEngine:
             # FULL: a write that returned is on disk even after power loss.
             conn.execute(f"PRAGMA synchronous = {self._synchronous}")
             conn.execute("PRAGMA foreign_keys = ON")
+            # A forgotten memory's bytes must not linger in freed cells and
+            # pages (store/sqlite/erasure.py; some builds default to FAST).
+            conn.execute("PRAGMA secure_delete = ON")
             # Migration 0009 recomputes the facts' duplicate key in SQL with
             # the one Python rule (a migration file cannot run Python itself).
             conn.create_function("brainkeep_fact_key", 1, normalize_fact, deterministic=True)
