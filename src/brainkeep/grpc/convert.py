@@ -26,6 +26,11 @@ from brainkeep.core.mnemo.models import (
     TopicOutcome,
     VerifyOutcome,
 )
+from brainkeep.core.mnemo.orientation_map import (
+    OrientationEntry,
+    OrientationMap,
+    OrientationRequest,
+)
 from brainkeep.core.mnemo.recall import RecallInput
 from brainkeep.core.mnemo.remember import RememberInput
 from brainkeep.core.mnemo.sharing import ShareInput
@@ -89,6 +94,30 @@ def recall_input(req: pb.RecallRequest) -> RecallInput:
         rrf_k=opt(req, "rrf_k"),
         as_of=opt(req, "as_of"),
         explain=bool(opt(req, "explain")),
+        orientation_cache=_orientation_request(req),
+    )
+
+
+def _orientation_request(req: pb.RecallRequest) -> OrientationRequest | None:
+    if not req.HasField("orientation_cache"):
+        return None
+    o = req.orientation_cache
+    return OrientationRequest(
+        namespace=opt(o, "namespace"), token_budget=opt(o, "token_budget"),
+        include_in_response=opt(o, "include_in_response"), distill=opt(o, "distill"),
+    )
+
+
+def _entries(entries: tuple[OrientationEntry, ...]) -> list[pb.OrientationEntry]:
+    return [pb.OrientationEntry(key=e.key, value=e.value, freq=e.freq,
+                                token_estimate=e.token_estimate) for e in entries]
+
+
+def _orientation_response(m: OrientationMap) -> pb.OrientationCacheResponse:
+    return pb.OrientationCacheResponse(
+        namespace=m.namespace, entities=_entries(m.entities), constants=_entries(m.constants),
+        schemas=_entries(m.schemas), token_estimate=m.token_estimate, budget=m.budget,
+        hit_count=m.hit_count,
     )
 
 
@@ -117,6 +146,8 @@ def recall_response(result: RecallResult, explain: bool) -> pb.RecallResponse:
             cue=r.cue, summary=r.summary, source_ids=list(r.source_ids),
             linked_context_ids=list(r.linked_context_ids), confidence=r.confidence,
         ))
+    if result.orientation is not None:
+        out.orientation_cache.CopyFrom(_orientation_response(result.orientation))
     return out
 
 

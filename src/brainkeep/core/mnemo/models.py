@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from brainkeep.core.mnemo.orientation_map import OrientationMap
 from brainkeep.core.models import Memory
 from brainkeep.core.scope import OPEN_SCOPES, ReadScope
 
@@ -199,6 +200,8 @@ class RecallResult:
     memories: tuple[Scored, ...]
     degraded: str | None = None
     reconstruction: Reconstruction | None = None
+    # The orientation cache's rendering, when the recall asked for one.
+    orientation: OrientationMap | None = None
 
 
 @dataclass(frozen=True)

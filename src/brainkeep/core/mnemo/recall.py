@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from brainkeep.core import validate
+from brainkeep.core.mnemo import orientation
 from brainkeep.core.mnemo import validation as v
 from brainkeep.core.mnemo.context import MnemoContext
 from brainkeep.core.mnemo.models import (
@@ -22,6 +23,7 @@ from brainkeep.core.mnemo.models import (
     Reconstruction,
     Scored,
 )
+from brainkeep.core.mnemo.orientation_map import OrientationRequest
 from brainkeep.core.mnemo.ranking import RecallWeights, bm25_rank
 from brainkeep.core.models import MEMORY_TYPES, SCOPES, Memory
 from brainkeep.core.query import QueryTerms, query_terms
@@ -56,6 +58,8 @@ class RecallInput:
     rrf_k: float | None = None
     as_of: str | None = None
     explain: bool = False
+    # None: the request sent no ``orientation_cache`` (the map is not touched).
+    orientation_cache: OrientationRequest | None = None
 
 
 @dataclass(frozen=True)
@@ -208,6 +212,8 @@ def recall(ctx: MnemoContext, req: RecallInput) -> RecallResult:
         InvalidInput: empty query, bad strategy, filter, weight or timestamp.
     """
     plan = _plan(ctx, req)
+    orient = (None if req.orientation_cache is None
+              else orientation.plan(req.orientation_cache, plan.filt))
     degraded: str | None = None
     reconstruction = None
     if plan.strategy == "exact":
@@ -232,7 +238,9 @@ def recall(ctx: MnemoContext, req: RecallInput) -> RecallResult:
         if plan.strategy == "reconstruct":
             reconstruction = _reconstruct(ctx, plan, hits)
     hits = _record_access(ctx, plan, hits)
-    return RecallResult(tuple(hits), degraded, reconstruction)
+    context_map = (None if orient is None
+                   else orientation.maintain(ctx, plan.filt, [s.memory for s in hits], orient))
+    return RecallResult(tuple(hits), degraded, reconstruction, context_map)
 
 
 def _record_access(ctx: MnemoContext, plan: _Plan, hits: list[Scored]) -> list[Scored]:

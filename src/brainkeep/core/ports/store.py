@@ -19,6 +19,7 @@ from brainkeep.core.ports.erasure import ErasureRepository
 from brainkeep.core.ports.events import EventLog
 from brainkeep.core.ports.memories import MemoryRepository
 from brainkeep.core.ports.oauth import OAuthRepository
+from brainkeep.core.ports.orientation import OrientationRepository
 from brainkeep.core.ports.pages import PageRepository
 from brainkeep.core.ports.reads import ReadRepository
 from brainkeep.core.ports.sharing import SharingRepository
@@ -28,7 +29,7 @@ from brainkeep.core.ports.tokens import TokenRepository
 class Store(
     PageRepository, MemoryRepository, EventLog, SharingRepository, CursorRepository,
     TokenRepository, OAuthRepository, EmbeddingRepository, ReadRepository, ErasureRepository,
-    Protocol,
+    OrientationRepository, Protocol,
 ):
     """What domain services need from persistence.
 

@@ -41,6 +41,7 @@ from brainkeep.store.sql.memories import MemoriesMixin
 from brainkeep.store.sql.meta import MetaMixin
 from brainkeep.store.sql.mnemo import MnemoMixin
 from brainkeep.store.sql.oauth import OAuthMixin
+from brainkeep.store.sql.orientation import OrientationMixin
 from brainkeep.store.sql.pages import PagesMixin
 from brainkeep.store.sql.reads import ReadsMixin
 from brainkeep.store.sql.tokens import TokensMixin
@@ -55,7 +56,7 @@ class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, Token
                     MnemoMixin, CheckpointsMixin, EventsMixin, AuditScansMixin,
                     PostgresIntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
                     VerifiedHeadsMixin, MetaMixin, FullWalkMixin, ErasureMixin,
-                    ErasureEngineMixin):
+                    ErasureEngineMixin, OrientationMixin):
     """A brain in one PostgreSQL database, shared by any number of processes."""
 
     engine_name = "postgres"

@@ -22,6 +22,7 @@ from brainkeep.store.sql.memories import MemoriesMixin
 from brainkeep.store.sql.meta import MetaMixin
 from brainkeep.store.sql.mnemo import MnemoMixin
 from brainkeep.store.sql.oauth import OAuthMixin
+from brainkeep.store.sql.orientation import OrientationMixin
 from brainkeep.store.sql.pages import PagesMixin
 from brainkeep.store.sql.reads import ReadsMixin
 from brainkeep.store.sql.tokens import TokensMixin
@@ -44,7 +45,7 @@ class SQLiteStore(
     VectorColumnMixin,
     CheckpointsMixin, AuditScansMixin, SQLiteIntegrityMixin, VectorsMixin, OAuthMixin, ReadsMixin,
     VerifiedHeadsMixin, MetaMixin, FullWalkMixin, ErasureMixin,
-    ErasureEngineMixin,
+    ErasureEngineMixin, OrientationMixin,
 ):
     """A brain in one SQLite file (WAL mode)."""
 

@@ -1,0 +1,96 @@
+"""The orientation cache's tables (migration 0017): counts add up, reads follow the read scope."""
+
+from __future__ import annotations
+
+import threading
+
+from brainkeep.core.mnemo.models import MemoryFilter
+from brainkeep.core.mnemo.orientation_map import Observation, StoredEntry
+from brainkeep.core.models import Memory, MemoryDraft
+from brainkeep.core.ports.store import Store
+from tests.store.conftest import Engine
+from tests.store.contract import NOW, insert_memory
+
+ALICE = Observation("entity", "Alice Chen", "name")
+PORT = Observation("constant", "port", "5432")
+USERS = Observation("schema", "users", "id, email")
+
+
+def _memory(store: Store, text: str, *, agent: str = "alice", scope: str = "public",
+            org: str | None = None) -> Memory:
+    return insert_memory(store, MemoryDraft(text=text, agent_id=agent, origin="grpc",
+                                            scope=scope, org_id=org))
+
+
+def _reader(agent: str, org: str | None = None) -> MemoryFilter:
+    return MemoryFilter(source_id="default", reader=agent, now=NOW, org_id=org)
+
+
+def _record(store: Store, org: str | None, ns: str,
+            pairs: list[tuple[int, Observation]]) -> None:
+    with store.transaction():
+        store.orientation_record(org, ns, pairs, NOW)
+
+
+def test_hits_and_frequencies_add_up_per_namespace(store: Store) -> None:
+    a = _memory(store, "Alice Chen runs db on port 5432")
+    b = _memory(store, "Alice Chen owns users")
+    _record(store, None, "ops", [(a.id, ALICE), (a.id, PORT)])
+    _record(store, None, "ops", [(a.id, ALICE), (b.id, ALICE), (b.id, USERS)])
+    _record(store, None, "ops", [])
+    got = store.orientation_read(None, "ops", _reader("alice"), 10)
+    assert got.hit_count == 3
+    assert set(got.entries) == {StoredEntry("entity", "Alice Chen", "name", 3),
+                                StoredEntry("constant", "port", "5432", 1),
+                                StoredEntry("schema", "users", "id, email", 1)}
+    # per_kind bounds each kind; 0 reads the hit count alone.
+    assert len(store.orientation_read(None, "ops", _reader("alice"), 1).entries) == 3
+    assert store.orientation_read(None, "ops", _reader("alice"), 0).entries == ()
+    # Another label, or the same label in another tenant, is another map.
+    assert store.orientation_read(None, "dev", _reader("alice"), 10).hit_count == 0
+    assert store.orientation_read("acme", "ops", _reader("alice", "acme"), 10).hit_count == 0
+
+
+def test_a_read_counts_only_rows_its_reader_may_see(store: Store) -> None:
+    open_row = _memory(store, "Alice Chen is on call")
+    private = _memory(store, "Alice Chen's pager pin is 4412", scope="private")
+    _record(store, None, "ops", [(open_row.id, ALICE), (private.id, ALICE), (private.id, PORT)])
+    owner = store.orientation_read(None, "ops", _reader("alice"), 10)
+    other = store.orientation_read(None, "ops", _reader("bob"), 10)
+    assert {(e.key, e.freq) for e in owner.entries} == {("Alice Chen", 2), ("port", 1)}
+    assert [(e.key, e.freq) for e in other.entries] == [("Alice Chen", 1)]
+    # A tenant's reader never counts another tenant's rows, whatever the label.
+    assert store.orientation_read(None, "ops", _reader("alice", "acme"), 10).entries == ()
+
+
+def test_purge_and_hard_delete_remove_a_memory_s_entries(store: Store) -> None:
+    a = _memory(store, "Alice Chen")
+    b = _memory(store, "port 5432")
+    _record(store, None, "ops", [(a.id, ALICE), (b.id, PORT)])
+    with store.transaction():
+        assert store.orientation_purge([a.id]) == 1
+        assert store.orientation_purge([]) == 0
+    keys = [e.key for e in store.orientation_read(None, "ops", _reader("alice"), 10).entries]
+    assert keys == ["port"]
+    with store.transaction():
+        store.mnemo_hard_delete(b.id)
+    assert store.orientation_read(None, "ops", _reader("alice"), 10).entries == ()
+
+
+def test_concurrent_writers_on_two_instances_lose_no_count(engine: Engine, store: Store) -> None:
+    memory = _memory(store, "Alice Chen")
+    second = engine.open()
+    rounds = 20
+
+    def hammer(target: Store) -> None:
+        for _ in range(rounds):
+            _record(target, None, "ops", [(memory.id, ALICE)])
+
+    threads = [threading.Thread(target=hammer, args=(s,)) for s in (store, second, store)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    got = second.orientation_read(None, "ops", _reader("alice"), 10)
+    assert got.hit_count == 3 * rounds
+    assert got.entries == (StoredEntry("entity", "Alice Chen", "name", 3 * rounds),)
