@@ -25,6 +25,7 @@ from brainkeep.core.models import DEFAULT_SOURCE
 from brainkeep.core.overlap import Overlap
 from brainkeep.core.pages import PageService
 from brainkeep.core.ports.store import Store
+from brainkeep.core.quarantine.review import QuarantineService
 from brainkeep.core.receipts import ReceiptIssuer
 from brainkeep.core.retrieval import CHUNK, MEMORY
 from brainkeep.core.search import SearchService
@@ -103,6 +104,7 @@ class Brain:
             if self.memory_vectors is None:
                 self.memory_vectors = MemoryVectorSearch(self.embeddings)
         self.pages = PageService(self.store, self.clock, self.source_id, embedder=self.embeddings)
+        self.quarantine = QuarantineService(self.store, self.clock, self.pages, self.source_id)
         # Threads start on first use: a command that never recalls by query has none.
         self._workers = (ThreadPoolExecutor(max_workers=self.overlap_workers,
                                             thread_name_prefix="brainkeep-arm")

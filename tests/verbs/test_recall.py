@@ -30,7 +30,10 @@ def test_fact_objects_carry_legacy_fields_plus_fact_id_and_provenance(
 
 
 def test_empty_brain_is_success_not_error(harness: VerbHarness) -> None:
-    assert harness.ok("recall") == {"protocol_version": 1, "facts": [], "total": 0}
+    payload = harness.ok("recall")
+    # Every read marks its text as data (docs/security.md): an additive field.
+    assert payload.pop("content_origin")["instructions"] is False
+    assert payload == {"protocol_version": 1, "facts": [], "total": 0}
 
 
 def test_entity_and_since_compose(harness: VerbHarness) -> None:

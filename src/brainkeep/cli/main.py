@@ -63,6 +63,9 @@ COMMANDS: dict[str, LazyCommand] = {
     "put": LazyCommand("brainkeep.cli.page_cmds:put",
                        "Create or update page SLUG from markdown (with optional YAML "
                        "frontmatter)."),
+    "quarantine": LazyCommand("brainkeep.cli.quarantine_cmds:quarantine",
+                              "Review held writes (suspected prompt injection): list, show, "
+                              "release, reject."),
     "recall": LazyCommand("brainkeep.cli.verb_cmds:verb_command", "recall (memory read)"),
     "remember": LazyCommand("brainkeep.cli.verb_cmds:verb_command", "remember (memory write)"),
     "search": LazyCommand("brainkeep.cli.verb_cmds:verb_command",

@@ -56,6 +56,7 @@ def memory_insert(memory: Memory, *, actor: str, topic_version: int | None = Non
         "visibility": memory.visibility,
         "entity_slug": memory.entity_slug,
         "topic_version": topic_version,
+        "quarantined": memory.quarantined,
     }, memory)
 
 
@@ -103,6 +104,22 @@ def memory_scope(memory: Memory, *, actor: str, scope_after: str, after: Memory)
     """Scope changed (``memory`` holds the scope before, ``after`` the changed row)."""
     return _memory_event("memory.scope", memory, actor,
                          {"scope_before": memory.scope, "scope_after": scope_after}, after)
+
+
+def memory_release(memory: Memory, *, actor: str, quarantine_id: int, after: Memory) -> NewEvent:
+    """The operator released a held memory (``after``: the row, ``quarantined`` now false).
+
+    ``state_hash`` records the cleared flag, so ``verify`` finds a row
+    un-quarantined behind the server's back (its state no longer matches).
+    """
+    return _memory_event("memory.release", memory, actor,
+                         {"quarantine_id": quarantine_id}, after)
+
+
+def memory_reject(memory: Memory, *, actor: str, quarantine_id: int, after: Memory) -> NewEvent:
+    """The operator rejected a held memory: deleted (strategy ``reject``), still quarantined."""
+    return _memory_event("memory.reject", memory, actor,
+                         {"quarantine_id": quarantine_id, "strategy": "reject"}, after)
 
 
 

@@ -180,7 +180,8 @@ class FactService:
             memory = self.insert(draft, normalized, now, actor=caller.client_id)
             if self.similarity is not None and prepared is not None:
                 self.similarity.index(memory, prepared)
-            if superseded is not None:
+            # A held write replaces nothing: poisoning must not expire a good fact.
+            if superseded is not None and not memory.quarantined:
                 self.expire(superseded, now, f"superseded by fact #{memory.id}",
                             superseded_by=memory.id, actor=caller.client_id)
                 return RememberResult(memory, "superseded", superseded)

@@ -142,6 +142,8 @@ class MemoryDraft:
     created_by: str | None = None
     decay_rate: float | None = None
     related_to: tuple[str, ...] = ()
+    # Held for review: hidden from every remote reader (core/injection.py decides).
+    quarantined: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,19 @@
-"""Pages: put (upsert by content hash), get, list, soft delete, links, timeline."""
+"""Pages: put (upsert by content hash), get, list, soft delete, links, timeline.
+
+Every put is scored for injection (core/injection.py): content at or above
+the threshold is stored ``private`` (so no remote reader, search arm, vector
+or backlink shows it) and queued for review (core/quarantine/holds.py) with
+the visibility it asked for; ``release`` restores that visibility.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from brainkeep.core import injection
 from brainkeep.core.audit import page_hash, page_state_hash
 from brainkeep.core.chunking import page_chunks
 from brainkeep.core.clock import Clock
@@ -20,6 +27,7 @@ from brainkeep.core.markdown import (
 )
 from brainkeep.core.models import DEFAULT_SOURCE, Link, NewEvent, Page, PageDraft, TimelineEntry
 from brainkeep.core.ports.store import Store
+from brainkeep.core.quarantine.holds import clear_page, hold_page
 from brainkeep.core.slugs import validate_slug
 from brainkeep.errors import InvalidInput, NotFound
 
@@ -29,10 +37,15 @@ LIST_LIMIT_MAX = 500
 
 @dataclass(frozen=True)
 class PutResult:
-    """Outcome of `put_page`: status is created, updated or unchanged."""
+    """Outcome of `put_page`: status is created, updated or unchanged.
+
+    ``quarantined``: the content scored as an injection and is held for
+    review (stored private; ``unchanged`` reports the stored page's state).
+    """
 
     page: Page
     status: str
+    quarantined: bool = False
 
 
 class ChunkEmbedder(Protocol):
@@ -124,6 +137,10 @@ class PageService:
                 # re-importing an unchanged folder costs one read per file.
                 return PutResult(current, "unchanged")
         draft = self.draft(slug, content)
+        verdict = injection.scan(draft.content)
+        asked = draft.parsed.visibility
+        if verdict.quarantined:
+            draft = replace(draft, parsed=replace(draft.parsed, visibility="private"))
         # The model runs before the write lock is taken; vectors of unchanged
         # chunks are reused, so an edit embeds only the chunks it changed.
         vectors = (
@@ -143,21 +160,54 @@ class PageService:
             if self.embedder is not None and vectors is not None:
                 self.embedder.write_page(page, vectors)
             status = "created" if existing is None or existing.deleted_at else "updated"
-            self.store.append_event(
-                NewEvent(
-                    kind="page.put",
-                    subject_type="page",
-                    subject_id=str(page.id),
-                    payload={"slug": slug, "content_hash": draft.content_hash, "status": status,
-                             "state_hash": page_state_hash(
-                                 source_id=page.source_id, slug=page.slug,
-                                 visibility=page.visibility, deleted_at=page.deleted_at)},
-                    source_id=self.source_id,
-                    actor=actor,
-                ),
-                now,
-            )
-        return PutResult(page, status)
+            self._log(page, "page.put", now, actor, status=status,
+                      quarantined=verdict.quarantined)
+            if verdict.quarantined:
+                hold_page(self.store, page, verdict, now, actor=actor, asked_visibility=asked)
+            elif existing is not None:
+                clear_page(self.store, page, now, actor=actor)
+        return PutResult(page, status, verdict.quarantined)
+
+    def _log(self, page: Page, kind: str, now: str, actor: str, **fields: object) -> None:
+        """Append a page event recording the row's content and access state as it stands."""
+        self.store.append_event(
+            NewEvent(
+                kind=kind,
+                subject_type="page",
+                subject_id=str(page.id),
+                payload={"slug": page.slug, "content_hash": page.content_hash, **fields,
+                         "state_hash": page_state_hash(
+                             source_id=page.source_id, slug=page.slug,
+                             visibility=page.visibility, deleted_at=page.deleted_at)},
+                source_id=self.source_id,
+                actor=actor,
+            ),
+            now,
+        )
+
+    def release_held(self, page: Page, *, actor: str, entry_id: int) -> Page:
+        """Store a held page again with the visibility its content asks for (``page.release``).
+
+        Run inside the review's transaction; the chunks are re-embedded so
+        their vectors carry the page's new visibility.
+        """
+        draft = self.draft(page.slug, page.content)
+        vectors = (self.embedder.prepare_chunks([c.text for c in draft.chunks],
+                                                draft.parsed.title)
+                   if self.embedder is not None else None)
+        now = self.clock.now_ts()
+        released = self.store.save_page(draft, now, existing=page)
+        if self.embedder is not None and vectors is not None:
+            self.embedder.write_page(released, vectors)
+        self._log(released, "page.release", now, actor, quarantine_id=entry_id)
+        return released
+
+    def reject_held(self, page: Page, *, actor: str, entry_id: int) -> None:
+        """Soft-delete a held page (``page.reject``); it stays private and out of every read."""
+        now = self.clock.now_ts()
+        self.store.mark_page_deleted(page.id, now)
+        self._log(replace(page, deleted_at=now), "page.reject", now, actor,
+                  quarantine_id=entry_id)
 
     def get_page(self, slug: str, caller: Caller) -> Page:
         """A live page visible to ``caller``.
@@ -202,20 +252,7 @@ class PageService:
             page = self.get_page(slug, caller)
             now = self.clock.now_ts()
             self.store.mark_page_deleted(page.id, now)
-            self.store.append_event(
-                NewEvent(
-                    kind="page.delete",
-                    subject_type="page",
-                    subject_id=str(page.id),
-                    payload={"slug": slug, "content_hash": page.content_hash,
-                             "state_hash": page_state_hash(
-                                 source_id=page.source_id, slug=page.slug,
-                                 visibility=page.visibility, deleted_at=now)},
-                    source_id=self.source_id,
-                    actor=actor,
-                ),
-                now,
-            )
+            self._log(replace(page, deleted_at=now), "page.delete", now, actor)
         return page
 
     def links(self, slug: str, caller: Caller) -> list[Link]:

@@ -12,6 +12,7 @@ from typing import TypeAlias
 import grpc
 
 from brainkeep.core.mnemo.service import MnemoService
+from brainkeep.core.origin import GRPC_ORIGIN_HEADER, GRPC_QUARANTINED_HEADER, ORIGIN_KIND
 from brainkeep.grpc import convert
 from brainkeep.grpc.convert import opt
 from brainkeep.grpc.errors import rpc
@@ -35,14 +36,19 @@ class MnemoServicer(mnemo_pb2_grpc.MnemoServiceServicer):
     @rpc
     def Remember(self, request: pb.RememberRequest, context: Ctx) -> pb.RememberResponse:
         memory = self.mnemo.remember(convert.remember_input(request))
+        if memory.quarantined:
+            # mnemo.proto has no field for it: trailing metadata, which clients may ignore.
+            context.set_trailing_metadata(((GRPC_QUARANTINED_HEADER, "true"),))
         return pb.RememberResponse(id=memory.uuid, content_hash=memory.content_hash)
 
     @rpc
     def Recall(self, request: pb.RecallRequest, context: Ctx) -> pb.RecallResponse:
         req = convert.recall_input(request)
         result = self.mnemo.recall(req)
+        trailers = [(GRPC_ORIGIN_HEADER, ORIGIN_KIND)]
         if result.degraded:
-            context.set_trailing_metadata(((DEGRADED_HEADER, result.degraded),))
+            trailers.append((DEGRADED_HEADER, result.degraded))
+        context.set_trailing_metadata(tuple(trailers))
         return convert.recall_response(result, req.explain)
 
     @rpc
@@ -74,6 +80,8 @@ class MnemoServicer(mnemo_pb2_grpc.MnemoServiceServicer):
     def Consolidate(self, request: pb.ConsolidateRequest, context: Ctx
                     ) -> pb.ConsolidateResponse:
         topic = self.mnemo.consolidate(convert.consolidate_input(request))
+        if topic.memory.quarantined:
+            context.set_trailing_metadata(((GRPC_QUARANTINED_HEADER, "true"),))
         return convert.consolidate_response(topic)
 
     @rpc

@@ -15,6 +15,7 @@ from typing import Any
 
 from brainkeep.core import validate
 from brainkeep.core.context import Caller
+from brainkeep.core.origin import content_origin
 from brainkeep.core.verbs.common import PROTOCOL_VERSION
 from brainkeep.errors import BrainkeepError, InvalidInput, ScopeDenied
 from brainkeep.ops.catalog import Catalog, Operation
@@ -157,6 +158,9 @@ class Dispatcher:
             ctx = OpContext(brain=self.brain, caller=caller, surface=self.surface)
             with self.brain.store.session():  # one pooled connection for the whole call
                 result = op.handler(ctx, args)
+            if op.scope == "read":
+                # What a read returns is stored text: mark it as data (core/origin.py).
+                result = {**result, "content_origin": content_origin()}
             outcome = Outcome(result, False)
         except BrainkeepError as exc:
             error = opaque_internal(name, exc) if exc.code == "internal" else exc

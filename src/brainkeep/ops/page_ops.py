@@ -50,6 +50,7 @@ def _put_page(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
         "slug": result.page.slug,
         "status": result.status,
         "content_hash": result.page.content_hash,
+        "quarantined": result.quarantined,
     }
 
 

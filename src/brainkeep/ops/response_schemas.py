@@ -187,6 +187,8 @@ REMEMBER_SCHEMA = _obj(
         "valid_until": _t("string", "null"),
         "degraded_dedup": _t("boolean"),
         "entity_resolution": _ENTITY_RESOLUTION,
+        # brainkeep extension (docs/security.md): present, true, when held for review.
+        "quarantined": _t("boolean"),
         "protocol_version": _VERSION,
     },
 )
@@ -335,6 +337,14 @@ RESPONSE_SCHEMAS: dict[str, Schema] = {
     "context_pack": CONTEXT_PACK_SCHEMA,
     "delta": DELTA_SCHEMA,
 }
+# brainkeep extension (docs/security.md): every read marks its text as data.
+CONTENT_ORIGIN_SCHEMA = _obj(
+    ("kind", "source", "instructions", "notice"),
+    {"kind": _t("string"), "source": _t("string"), "instructions": {"const": False},
+     "notice": _t("string")},
+)
+for _verb in ("recall", "entity", "synthesize", "context_pack", "delta"):
+    RESPONSE_SCHEMAS[_verb]["properties"]["content_origin"] = CONTENT_ORIGIN_SCHEMA
 
 
 def protocol_document(catalog: Catalog) -> dict[str, Any]:

@@ -4,18 +4,22 @@ MCP ``remember``/``forget``, the CLI and gRPC Remember/Consolidate all come
 through here, so a row and its audit event are always written together, in
 the caller's transaction, with the one payload per kind of ``core/events.py``.
 The engine links ``prev_hash`` and assigns the event ``seq`` (writes are
-serialized by the store's contract).
+serialized by the store's contract). Every insert is scored for injection
+here (core/injection.py): a text at or above the threshold is stored
+quarantined and queued for review (core/quarantine/holds.py), never dropped.
 """
 
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import replace
 
-from brainkeep.core import events, validate
+from brainkeep.core import events, injection, validate
 from brainkeep.core.audit import memory_hash
 from brainkeep.core.ids import uuid7
 from brainkeep.core.models import Event, Memory, MemoryDraft
 from brainkeep.core.ports.store import Store
+from brainkeep.core.quarantine.holds import hold_memory
 
 
 def normalize_fact(text: str) -> str:
@@ -47,8 +51,13 @@ def insert(store: Store, draft: MemoryDraft, now: str, *, actor: str,
     """Insert ``draft`` and its ``memory.insert`` event (call inside a transaction).
 
     ``content_hash`` covers text, owner and creation time; ``normalized`` is
-    the duplicate key (computed from the text when not given).
+    the duplicate key (computed from the text when not given). A text the
+    injection scorer flags (or a draft already marked ``quarantined``) is
+    stored quarantined and queued for review; the returned row says so.
     """
+    verdict = injection.scan(draft.text)
+    if verdict.quarantined and not draft.quarantined:
+        draft = replace(draft, quarantined=True)
     memory = store.insert_memory(
         draft,
         uuid=uuid7(),
@@ -59,6 +68,8 @@ def insert(store: Store, draft: MemoryDraft, now: str, *, actor: str,
     event = store.append_event(
         events.memory_insert(memory, actor=actor, topic_version=topic_version), now
     )
+    if memory.quarantined:
+        hold_memory(store, memory, verdict, now, actor=actor)
     return memory, event
 
 

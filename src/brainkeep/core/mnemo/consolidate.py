@@ -87,7 +87,8 @@ def consolidate(ctx: MnemoContext, req: ConsolidateInput) -> TopicOutcome:
         ctx.store.mnemo_mark_topic(doc.id, version)
         ctx.store.mnemo_add_topic_members(doc.id, list(members))
         revision = None
-        if old is not None:
+        # A held document replaces nothing (core/memories/writes.py held it).
+        if old is not None and not doc.quarantined:
             revision = writes.expire(ctx.store, old, now, "superseded", actor=agent,
                                      superseded_by=doc.id).seq
         event = ctx.log("topic.consolidate", "topic", doc.uuid,

@@ -21,12 +21,14 @@ from brainkeep.core.ports.memories import MemoryRepository
 from brainkeep.core.ports.oauth import OAuthRepository
 from brainkeep.core.ports.orientation import OrientationRepository
 from brainkeep.core.ports.pages import PageRepository
+from brainkeep.core.ports.quarantine import QuarantineRepository
 from brainkeep.core.ports.reads import ReadRepository
 from brainkeep.core.ports.sharing import SharingRepository
 from brainkeep.core.ports.tokens import TokenRepository
 
 
 class Store(
+    QuarantineRepository,
     PageRepository, MemoryRepository, EventLog, SharingRepository, CursorRepository,
     TokenRepository, OAuthRepository, EmbeddingRepository, ReadRepository, ErasureRepository,
     OrientationRepository, Protocol,

@@ -16,6 +16,8 @@ _STATUS_TEXT = {
     "duplicate": "already knew this — kept fact #{id}",
     "superseded": "updated — fact #{id} supersedes the previous version",
 }
+_HELD_TEXT = ("held for review as fact #{id}: it reads like instructions to an AI, so no "
+              "remote reader sees it until an operator releases it")
 
 
 def remember(
@@ -54,6 +56,10 @@ def remember(
         "valid_until": memory.valid_until,
         "protocol_version": PROTOCOL_VERSION,
     }
+    if memory.quarantined:
+        # Additive (MEMORY_VERBS v1 clients ignore it); status stays a v1 value.
+        response["quarantined"] = True
+        response["status_text"] = _HELD_TEXT.format(id=memory.fact_id)
     if result.degraded_dedup:
         response["degraded_dedup"] = True
     if result.entity is not None:

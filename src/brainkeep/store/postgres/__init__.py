@@ -43,13 +43,15 @@ from brainkeep.store.sql.mnemo import MnemoMixin
 from brainkeep.store.sql.oauth import OAuthMixin
 from brainkeep.store.sql.orientation import OrientationMixin
 from brainkeep.store.sql.pages import PagesMixin
+from brainkeep.store.sql.quarantine import QuarantineMixin
 from brainkeep.store.sql.reads import ReadsMixin
 from brainkeep.store.sql.tokens import TokensMixin
 from brainkeep.store.sql.vectors import VectorsMixin
 from brainkeep.store.sql.verified_heads import VerifiedHeadsMixin
 
 
-class PostgresStore(PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, TokensMixin,
+class PostgresStore(QuarantineMixin,
+                    PagesMixin, MemoriesMixin, ChangesMixin, CursorsMixin, TokensMixin,
                     PageFtsMixin,
                     MemoryTextMixin,
                     VectorColumnMixin,

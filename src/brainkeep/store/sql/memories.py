@@ -27,7 +27,7 @@ _INSERT_COLUMNS = (
     "provenance", "session_id", "confidence", "valid_from", "valid_until", "created_at",
     "updated_at", "origin", "agent_id", "org_id", "thread_id", "memory_type", "scope",
     "importance", "tags", "metadata", "source_type", "source_ref", "created_by", "decay_rate",
-    "content_hash", "prev_hash",
+    "content_hash", "prev_hash", "quarantined",
 )
 _INSERT = (f"INSERT INTO memories ({', '.join(_INSERT_COLUMNS)}) "
            f"VALUES ({', '.join('?' * len(_INSERT_COLUMNS))}) RETURNING *")
@@ -123,6 +123,7 @@ class MemoriesMixin(MemoryTextUpkeep):
                     draft.decay_rate,
                     content_hash,
                     prev_hash,
+                    int(draft.quarantined),
                 ),
             )
             assert row is not None  # INSERT ... RETURNING always returns its row

@@ -24,6 +24,7 @@ from brainkeep.store.sql.mnemo import MnemoMixin
 from brainkeep.store.sql.oauth import OAuthMixin
 from brainkeep.store.sql.orientation import OrientationMixin
 from brainkeep.store.sql.pages import PagesMixin
+from brainkeep.store.sql.quarantine import QuarantineMixin
 from brainkeep.store.sql.reads import ReadsMixin
 from brainkeep.store.sql.tokens import TokensMixin
 from brainkeep.store.sql.vectors import VectorsMixin
@@ -39,6 +40,7 @@ from brainkeep.store.sqlite.vector_column import VectorColumnMixin
 
 
 class SQLiteStore(
+    QuarantineMixin,
     PagesMixin, MemoriesMixin, EventsMixin, CursorsMixin, ChangesMixin, TokensMixin, MnemoMixin,
     PageFtsMixin,
     MemoryTextMixin,

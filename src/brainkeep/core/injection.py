@@ -1,0 +1,167 @@
+"""Write-time injection scoring: one zero-LLM score for every text a write stores.
+
+A memory is text a later agent reads as context, so every write path
+(``core/memories/writes.insert`` for MCP ``remember``, gRPC ``Remember`` and
+``Consolidate``, the CLI; ``core/pages.PageService`` for ``put_page`` and
+imports) asks ``scan`` for a ``Verdict``. A text scoring at or above
+``INJECTION_THRESHOLD`` is stored quarantined, never dropped: the
+operator reviews it (``brainkeep quarantine``). The rules and their weights
+are in ``core/injection_rules.py`` and published in docs/security.md.
+
+Cheap by design (bench/poison_detect.py: well under 0.3 ms per write): an
+ASCII text skips every Unicode check, and each rule is one compiled regex.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+from brainkeep.core import injection_rules as r
+
+# The score at which a write is stored quarantined: one strong rule, or two weak ones.
+INJECTION_THRESHOLD = 1.0
+# A page or memory longer than this is scored on its head and tail: an
+# injection hidden in the middle of a megabyte page is still found by the
+# character rules, which read everything.
+_PATTERN_WINDOW = 65_536
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How a text scored: the total, the rules that fired, and whether to quarantine."""
+
+    score: float
+    rules: tuple[str, ...]
+
+    @property
+    def quarantined(self) -> bool:
+        return self.score >= INJECTION_THRESHOLD
+
+
+CLEAN = Verdict(0.0, ())
+
+
+def scan(text: str) -> Verdict:
+    """Score ``text`` against every rule (docs/security.md).
+
+    Returns:
+        The verdict: ``score`` (sum of the weights of the rules that fired,
+        rounded to 2 places), ``rules`` (their ids, in rule order) and
+        ``quarantined`` (score >= ``INJECTION_THRESHOLD``).
+    """
+    hits: dict[str, float] = {}
+    folded = text
+    if not text.isascii():
+        _characters(text, hits)
+        folded = _fold(text)
+    if len(folded) > 2 * _PATTERN_WINDOW:
+        folded = folded[:_PATTERN_WINDOW] + "\n" + folded[-_PATTERN_WINDOW:]
+    _base64(folded, hits)
+    _patterns(folded.lower(), hits)
+    if not hits:
+        return CLEAN
+    return Verdict(round(sum(hits.values()), 2), tuple(hits))
+
+
+def _fold(text: str) -> str:
+    """The text the pattern rules read: invisible characters out, NFKC, homoglyphs to Latin."""
+    stripped = "".join(c for c in text if c not in r.INVISIBLE and c not in r.BIDI
+                       and not r.TAG_RANGE[0] <= ord(c) <= r.TAG_RANGE[1])
+    return unicodedata.normalize("NFKC", stripped).translate(r.CONFUSABLES)
+
+
+def _quoted_spans(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in r.QUOTED.finditer(text)]
+
+
+def _patterns(text: str, hits: dict[str, float]) -> None:
+    """The pattern rules over ``text`` (lower-cased: the patterns are written in lower case)."""
+    quotes: list[tuple[int, int]] | None = None
+    discussed: bool | None = None
+    for rule in r.PATTERN_RULES:
+        if not any(word in text for word in rule.gate):
+            continue
+        weight = 0.0
+        for match in rule.pattern.finditer(text):
+            factor = 1.0
+            if rule.directive:
+                if quotes is None:
+                    quotes = _quoted_spans(text)
+                start, end = match.span()
+                if any(a <= start and end <= b for a, b in quotes):
+                    factor = r.MENTION_QUOTED
+                else:
+                    if discussed is None:
+                        discussed = r.DISCUSSION.search(text) is not None
+                    if discussed and not _speaks_to_reader(text, start, end):
+                        factor = r.MENTION_DISCUSSED
+            # Matches add up: a note may quote one phrase, an attack repeats itself.
+            weight = min(rule.weight, weight + rule.weight * factor)
+            if weight >= rule.weight:
+                break
+        if weight:
+            hits[rule.id] = weight
+
+
+def _speaks_to_reader(text: str, start: int, end: int) -> bool:
+    """Whether the sentence holding ``text[start:end]`` says "you" or "your"."""
+    head = text.rfind("\n", 0, start)
+    for mark in ".!?":
+        head = max(head, text.rfind(mark, 0, start))
+    tail = r.SENTENCE_END.search(text, end)
+    sentence = text[head + 1: tail.start() if tail else len(text)]
+    return r.SECOND_PERSON.search(sentence) is not None
+
+
+def _base64(text: str, hits: dict[str, float]) -> None:
+    longest = 0
+    for match in r.BASE64_RUN.finditer(text):
+        run = match.group()
+        if r.HEX_ONLY.fullmatch(run.rstrip("=")) or "://" in text[max(0, match.start() - 8):
+                                                                  match.start()]:
+            continue
+        if run.lower() == run or run.upper() == run or not any(c.isdigit() for c in run):
+            continue  # a word-like run (a long path or identifier), not an encoding
+        longest = max(longest, len(run))
+    if longest:
+        hits["base64_blob"] = 1.0 if longest >= r.BASE64_STRONG else 0.5
+
+
+def _characters(text: str, hits: dict[str, float]) -> None:
+    invisible = 0
+    for c in text:
+        if c in r.BIDI or r.TAG_RANGE[0] <= ord(c) <= r.TAG_RANGE[1]:
+            hits["bidi_control"] = 1.0
+        elif c in r.INVISIBLE and not (c == "\ufeff" and text.startswith(c)):
+            invisible += 1
+    if invisible:
+        hits["invisible"] = 1.0 if invisible >= r.INVISIBLE_STRONG else 0.5
+    homoglyph = _homoglyph_weight(text)
+    if homoglyph:
+        hits["homoglyph"] = homoglyph
+
+
+def _homoglyph_weight(text: str) -> float:
+    weight = 0.0
+    for word in text.split():
+        if word.isascii():
+            continue
+        scripts: set[str] = set()
+        for c in word:
+            if not c.isalpha():
+                continue
+            code = ord(c)
+            if c.isascii():
+                scripts.add("latin")
+            elif 0x0400 <= code <= 0x04FF:
+                scripts.add("cyrillic")
+            elif 0x0370 <= code <= 0x03FF and c not in r.GREEK_SYMBOLS:
+                scripts.add("greek")
+            elif 0xFF21 <= code <= 0xFF5A or 0x1D400 <= code <= 0x1D7FF:
+                scripts.add("styled")
+        if "latin" in scripts and "cyrillic" in scripts:
+            return 1.0
+        if "styled" in scripts or ("latin" in scripts and "greek" in scripts):
+            weight = 0.5
+    return weight
