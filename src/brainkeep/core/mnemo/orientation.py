@@ -57,6 +57,8 @@ from brainkeep.core.mnemo.orientation_map import (
     StoredMap,
 )
 from brainkeep.core.models import Memory
+from brainkeep.core.ports.orientation import OrientationRepository
+from brainkeep.core.scope import ReadScope
 from brainkeep.core.verbs.common import estimate_tokens
 
 # The shortest line ("k: v (1)") is two tokens, so a budget holds at most
@@ -155,10 +157,18 @@ def maintain(ctx: MnemoContext, filt: MemoryFilter, memories: Sequence[Memory],
                                                           found, now))
     if not plan.include:
         return None
-    # The reader's scope only: the recall's own filters (type, tags, as_of)
-    # narrow what it returns, not what the map may count.
-    visible = MemoryFilter(source_id=filt.source_id, reader=filt.reader,
-                           now=ctx.clock.now_ts(), org_id=filt.org_id)
-    per_kind = min(plan.budget // 2, MAX_ROWS_PER_KIND)
-    stored = ctx.store.orientation_read(filt.org_id, plan.namespace, visible, per_kind)
-    return render(stored, plan.namespace, plan.budget)
+    # The reader's scope only, live now: the recall's own filters (type, tags,
+    # as_of) narrow what it returns, not what the map may count.
+    scope = MemoryFilter(source_id=filt.source_id, reader=filt.reader, now=filt.now,
+                         org_id=filt.org_id).read_scope
+    return read_map(ctx.store, plan.namespace, source_id=filt.source_id, scope=scope,
+                    now=ctx.clock.now_ts(), budget=plan.budget)
+
+
+def read_map(store: OrientationRepository, namespace: str, *, source_id: str,
+             scope: ReadScope, now: str, budget: int) -> OrientationMap:
+    """A namespace's map as ``scope`` may see it, within ``budget`` (no write)."""
+    per_kind = min(budget // 2, MAX_ROWS_PER_KIND)
+    stored = store.orientation_read(namespace, source_id=source_id, scope=scope, now=now,
+                                    per_kind=per_kind)
+    return render(stored, namespace, budget)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.mnemo.orientation_map import Observation, StoredMap
+from brainkeep.core.scope import ReadScope
 
 
 class OrientationRepository(Protocol):
@@ -25,10 +25,11 @@ class OrientationRepository(Protocol):
         self, org_id: str | None, namespace: str,
         observations: Sequence[tuple[int, Observation]], now: str,
     ) -> None: ...
-    # The namespace's hit count and, per kind, its ``per_kind`` most frequent
-    # entries, each counted over the source rows ``visible`` admits only.
+    # The namespace (of ``scope``'s tenant): its hit count and, per kind, its
+    # ``per_kind`` most frequent entries, each counted over the source rows of
+    # ``source_id`` that ``scope`` may read and that are live at ``now`` only.
     def orientation_read(
-        self, org_id: str | None, namespace: str, visible: MemoryFilter, per_kind: int,
+        self, namespace: str, *, source_id: str, scope: ReadScope, now: str, per_kind: int,
     ) -> StoredMap: ...
     # Remove what these memories contributed to every map (a redaction or
     # erasure leaves no derived text behind); returns the entries removed.

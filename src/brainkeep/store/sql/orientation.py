@@ -6,9 +6,10 @@ brought the entry back. Every increment is an ``INSERT … ON CONFLICT DO
 UPDATE SET n = n + 1`` inside the caller's write transaction, so two server
 processes on one PostgreSQL brain add up instead of overwriting each other
 (and PostgreSQL's write lock serializes them besides). A read sums the
-entries over the source rows the reader's recall filter admits
-(``filters.memory_filter_sql``, the one read scope): visibility is decided
-where the rows are, never by what was true when an entry was written.
+entries over the source rows the reader's read scope admits (``scope.py``'s
+``readable`` and ``live``, the one compiled read scope every recall uses):
+visibility is decided where the rows are, never by what was true when an
+entry was written.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.mnemo.orientation_map import KINDS, Observation, StoredEntry, StoredMap
-from brainkeep.store.sql.dialect import SQL
-from brainkeep.store.sql.filters import memory_filter_sql
+from brainkeep.core.scope import ReadScope
+from brainkeep.store.sql.dialect import SQL, named
+from brainkeep.store.sql.scope import live, readable
 
 
 def _tenant(org_id: str | None) -> str:
@@ -56,18 +57,21 @@ class OrientationMixin:
         )
 
     def orientation_read(
-        self, org_id: str | None, namespace: str, visible: MemoryFilter, per_kind: int,
+        self, namespace: str, *, source_id: str, scope: ReadScope, now: str, per_kind: int,
     ) -> StoredMap:
-        """Hit count and each kind's ``per_kind`` most frequent entries over visible rows."""
+        """Hit count and each kind's ``per_kind`` most frequent entries over readable rows."""
         row = self.sql.one(
             "SELECT id, hit_count FROM orientation_namespaces WHERE tenant = ? AND name = ?",
-            (_tenant(org_id), namespace),
+            (_tenant(scope.org_id), namespace),
         )
         if row is None:
             return StoredMap(hit_count=0)
         if per_kind <= 0:
             return StoredMap(hit_count=int(row["hit_count"]))
-        where, params = memory_filter_sql(visible, self.sql.dialect)
+        params: dict[str, Any] = {"source": source_id}
+        bind = named(params)
+        where = (f"m.source_id = :source AND {readable(scope, now, bind, dialect=self.sql.dialect)}"
+                 f" AND {live(now, bind)}")
         entries: list[StoredEntry] = []
         for kind in KINDS:
             bound: dict[str, Any] = {**params, "ns": row["id"], "kind": kind, "n": per_kind}
