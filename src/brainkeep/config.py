@@ -91,11 +91,20 @@ KNOWN_KEYS: dict[str, ConfigKey] = {
         ),
         ConfigKey("embeddings.batch_size", 32, "Texts per embedding call or request.", kind=int),
         ConfigKey(
+            "sparse.provider",
+            "none",
+            "Learned-sparse search arm: none, or local (SPLADE-tiny, shipped with brainkeep; "
+            "`brainkeep embed` backfills it).",
+            ("none", "local"),
+        ),
+        ConfigKey(
             "search.mode",
             "hybrid",
-            "Page search arms: hybrid (keyword + vector, fused), keyword (BM25 only, even "
-            "with embeddings), vector (cosine only; keyword when no vectors can answer).",
-            ("hybrid", "keyword", "vector"),
+            "Page search arms: hybrid (every arm the brain has, fused), keyword (BM25 only), "
+            "vector (cosine only), sparse (learned-sparse only), or a pair such as "
+            "keyword+sparse; keyword answers when no chosen arm can.",
+            ("hybrid", "keyword", "vector", "sparse", "keyword+vector", "keyword+sparse",
+             "vector+sparse"),
         ),
         ConfigKey("chat.provider", "none", "Chat model provider.", ("none", "openai", "anthropic")),
         ConfigKey("chat.model", "", "Chat model id."),

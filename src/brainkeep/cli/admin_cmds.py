@@ -160,6 +160,7 @@ def doctor(cli: CliContext) -> None:
     }
     usage = usage_health(UsageLog(cli.settings.usage_path))
     data["memory_verbs_usage"] = {"ok": usage.ok, "message": usage.message}
+    data["sparse"] = sparse_coverage(cli, store)
 
     def human() -> None:
         click.echo(f"brainkeep {data['version']} — {data['home']}")
@@ -171,8 +172,37 @@ def doctor(cli: CliContext) -> None:
         click.echo(f"  chain:   {status}, {report.events_checked} events")
         click.echo(f"  db size: {data['db_size_bytes'] / 1_048_576:.1f} MiB")
         click.echo(f"  usage:   {'' if usage.ok else 'WARN '}{usage.message}")
+        click.echo(f"  sparse:  {sparse_line(data['sparse'])}")
 
     emit(cli, data, human)
+
+
+def sparse_coverage(cli: CliContext, store: Any) -> dict[str, Any]:
+    """The learned-sparse arm's coverage: rows holding a vector and rows still missing one."""
+    from brainkeep.core.models import DEFAULT_SOURCE
+    from brainkeep.providers.sparse_encoder import SPARSE_MODEL_ID
+
+    provider = str(cli.settings.get("sparse.provider") or "none")
+    if not store.vectors_available:
+        return {"provider": provider, "available": False}
+    index = store.search_index(DEFAULT_SOURCE).sparse(SPARSE_MODEL_ID)
+    have, missing = index.count(), index.count_missing()
+    return {"provider": provider, "available": True, "model": SPARSE_MODEL_ID,
+            "chunks": have["chunk"], "memories": have["memory"],
+            "missing_chunks": missing["chunk"], "missing_memories": missing["memory"]}
+
+
+def sparse_line(info: dict[str, Any]) -> str:
+    """`doctor`'s human line for ``sparse_coverage``."""
+    if not info["available"]:
+        return "unavailable (pgvector is not installed)"
+    state = "on" if info["provider"] != "none" else "off (sparse.provider none)"
+    line = (f"{state}, {info['model']}: {info['chunks']} chunks and {info['memories']} facts "
+            "encoded")
+    missing = info["missing_chunks"] + info["missing_memories"]
+    if missing and info["provider"] != "none":
+        line += f", {missing} missing (run `brainkeep embed`)"
+    return line
 
 
 def engine_lines(engine: dict[str, Any]) -> list[str]:

@@ -1,4 +1,5 @@
-"""`brainkeep embed`: backfill vectors (resumable; re-embeds after a model switch)."""
+"""`brainkeep embed`: backfill vectors, dense and learned-sparse (resumable; re-embeds after a
+model switch)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from brainkeep.brain import Brain, build_embedder
+from brainkeep.brain import Brain, build_embedder, build_sparse_encoder
 from brainkeep.cli.app import CliContext, emit, json_option
 from brainkeep.core.embedding_jobs import BATCH_TEXTS, BackfillReport, bulk_backfill
+from brainkeep.core.sparse_jobs import SparseReport, backfill_sparse
 from brainkeep.errors import InvalidInput
 
 pass_cli = click.make_pass_decorator(CliContext, ensure=True)
@@ -42,6 +44,31 @@ def report_data(report: BackfillReport) -> dict[str, Any]:
         "model_calls": report.model_calls,
         "cpu_seconds": round(report.cpu_seconds, 3),
     }
+
+
+def sparse_data(report: SparseReport) -> dict[str, Any]:
+    """The JSON shape of a finished sparse backfill."""
+    return {"model": report.model, "chunks": report.missing_chunks,
+            "memories": report.missing_memories, "encoded": report.encoded,
+            "stored": report.stored, "pruned_postings": report.pruned,
+            "seconds": round(report.seconds, 3), "texts_per_s": round(report.texts_per_s, 1),
+            "cpu_seconds": round(report.cpu_seconds, 3)}
+
+
+def run_sparse_backfill(cli: CliContext, brain: Brain) -> SparseReport:
+    """Encode missing learned-sparse vectors with a progress bar on stderr."""
+    assert brain.sparse is not None
+    bar = Progress(TextColumn("sparse"), BarColumn(), MofNCompleteColumn(),
+                   TimeRemainingColumn(), disable=cli.json_mode, console=Console(stderr=True))
+    with bar:
+        task = bar.add_task("sparse", total=None)
+        try:
+            return backfill_sparse(brain.sparse, progress=lambda done, total: bar.update(
+                task, completed=done, total=total))
+        except KeyboardInterrupt:
+            bar.stop()
+            click.echo("interrupted (saved); run `brainkeep embed` to resume", err=True)
+            raise SystemExit(130) from None
 
 
 def run_backfill(cli: CliContext, brain: Brain, batch_size: int = BATCH_TEXTS) -> BackfillReport:
@@ -100,16 +127,26 @@ def embed(cli: CliContext, batch_size: int) -> None:
     text is embedded again in the new model (old vectors are never mixed in).
     """
     # Built here first so a misconfiguration is an error, not a silent fallback.
-    if build_embedder(cli.settings) is None:
+    dense = build_embedder(cli.settings) is not None
+    if not dense and build_sparse_encoder(cli.settings) is None:
         raise InvalidInput(
-            "No embedding provider is configured (embeddings.provider = none).",
+            "No embedding provider is configured (embeddings.provider = none, "
+            "sparse.provider = none).",
             suggestion="Run `brainkeep config set embeddings.provider local` (offline model) "
-            "or configure an http provider, then run `brainkeep embed` again.",
+            "or configure an http provider, or `brainkeep config set sparse.provider local`, "
+            "then run `brainkeep embed` again.",
             field="embeddings.provider",
         )
     brain = cli.brain()
+    sparse = run_sparse_backfill(cli, brain) if brain.sparse is not None else None
+    if not dense:
+        assert sparse is not None
+        emit(cli, {"sparse": sparse_data(sparse)}, lambda: click.echo(_sparse_line(sparse)))
+        return
     report = run_backfill(cli, brain, batch_size)
     data = report_data(report)
+    if sparse is not None:
+        data["sparse"] = sparse_data(sparse)
     # Built here rather than by the first server search (a background
     # build there serves exact search, with its memory cost, until done).
     if not cli.json_mode:
@@ -135,5 +172,15 @@ def embed(cli: CliContext, batch_size: int) -> None:
         )
         for kind, count in indexed.items():
             click.echo(f"indexed {count} {kind} vectors for approximate search")
+        if sparse is not None:
+            click.echo(_sparse_line(sparse))
 
     emit(cli, data, human)
+
+
+def _sparse_line(report: SparseReport) -> str:
+    if report.total == 0:
+        return f"sparse: nothing to encode: every chunk and fact has a vector ({report.model})"
+    return (f"sparse: encoded {report.encoded} texts ({report.missing_chunks} chunks, "
+            f"{report.missing_memories} facts) in {report.seconds:.1f} s — "
+            f"{report.texts_per_s:.0f} texts/s with {report.model}")

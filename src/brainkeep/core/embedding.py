@@ -325,7 +325,11 @@ class StoredVectorsOnly:
 
 def stored_vectors_only(embedder: object) -> StoredVectorsOnly | None:
     """``embedder`` restricted to stored vectors; None when it is not an ``Embeddings``."""
-    return StoredVectorsOnly(embedder) if isinstance(embedder, Embeddings) else None
+    if isinstance(embedder, Embeddings):
+        return StoredVectorsOnly(embedder)
+    # A composite (core.sparse.ChunkEncoders) narrows itself to its dense part.
+    narrowed = getattr(embedder, "stored_only", None)
+    return narrowed() if narrowed is not None else None
 
 
 class MemoryVectorSearch:

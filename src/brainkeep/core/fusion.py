@@ -61,7 +61,9 @@ class PageRanking:
             normalised to its list's best), so a strong keyword match keeps
             its margin instead of being flattened to a rank.
         k: The RRF constant.
-        keyword_weight, vector_weight, title_weight: Per-list weights.
+        keyword_weight, vector_weight, title_weight, sparse_weight: Per-list
+            weights (``sparse_weight``: the learned-sparse chunk list, when
+            the brain has that arm).
         exact_name_boost: Added when the query IS a page's title or alias.
         title_phrase_boost: Whether a title contained in the query adds one
             top-rank term.
@@ -108,6 +110,7 @@ class PageRanking:
     feedback_terms: int = 10
     feedback_weight: float = 0.1
     vector_query: str = "raw"
+    sparse_weight: float = 0.5
 
     def term(
         self, rank: int, score: float, best: float, weight: float, worst: float = 0.0
@@ -176,6 +179,10 @@ class PageFusion:
         for hit in hits:
             if hit.score > self.cosines.get(hit.page_id, -2.0):
                 self.cosines[hit.page_id] = hit.score
+
+    def add_sparse(self, hits: list[ScoredId], *, complete: bool = True) -> None:
+        """Chunks by learned-sparse score (dot products, positive), best first."""
+        self.add_chunks(hits, weight=self.ranking.sparse_weight, complete=complete)
 
     def add_pages(self, hits: list[ScoredId]) -> None:
         """A best-first list of pages by title/alias BM25 (the title arm)."""

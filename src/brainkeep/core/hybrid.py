@@ -25,6 +25,7 @@ from brainkeep.core.search import (
     KEYWORD_ROW_BUDGET,
     VectorHits,
 )
+from brainkeep.core.sparse import Sparse
 from brainkeep.errors import Unavailable
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,22 @@ class EmbeddingVectorArm:
         )
 
 
+class SparseChunkArm:
+    """``search.SparseArm`` over the brain's learned-sparse chunk vectors."""
+
+    def __init__(self, sparse: Sparse) -> None:
+        self.sparse = sparse
+
+    def chunk_hits(self, query: str, *, include_private: bool, limit: int) -> VectorHits:
+        try:
+            return VectorHits(self.sparse.chunk_hits(query, limit,
+                                                     include_private=include_private))
+        except Unavailable as exc:
+            # Degrade, never fail recall: the other arms still answer.
+            log.warning("sparse search skipped: %s (%s)", exc.message, exc.detail)
+            return VectorHits([], DEGRADED_PROVIDER_DOWN)
+
+
 @dataclass(frozen=True)
 class FactSearch:
     """Facts ranked for a query: RRF (k = 60) of up to three lists.
@@ -90,14 +107,17 @@ class FactSearch:
     method: str = "convex"
     convex_weights: tuple[float, float, float] = (0.4, 0.2, 0.4)  # keyword, strict, vector
     overlap: Overlap | None = None  # None: the lists one after the other
+    sparse: Sparse | None = None  # the learned-sparse list, weighted ``sparse_weight``
+    sparse_weight: float = 0.4
 
     def search(self, query: str, filt: FactFilter, *, limit: int) -> list[Memory]:
         """Facts passing ``filt`` that match ``query``, best first (at most ``limit``)."""
         pool = max(limit * 3, 30)
         terms = query_terms(query)
         # The vector search runs beside the keyword ones (core.overlap).
-        vector = (self.overlap.start if self.overlap else inline)(
-            lambda: self._vector(query, filt, pool))
+        start = self.overlap.start if self.overlap else inline
+        vector = start(lambda: self._vector(query, filt, pool))
+        learned = start(lambda: self._sparse(query, filt, pool))
         keyword = self.index.keyword(
             MEMORY, terms.any(row_budget=KEYWORD_ROW_BUDGET), filt, pool
         )
@@ -106,17 +126,19 @@ class FactSearch:
             keyword = [s for s in keyword if s.score >= floor]
         strict = (self.index.keyword(MEMORY, terms.every(), filt, pool)
                   if len(terms.terms) > 1 else keyword)
-        lists = (keyword, strict, vector())
+        lists = (keyword, strict, vector(), learned())
         if self.method == "convex":
             scores: dict[int, float] = {}
-            for weight, hits in zip(self.convex_weights, lists, strict=True):
+            weights = (*self.convex_weights, self.sparse_weight)
+            for weight, hits in zip(weights, lists, strict=True):
                 top = max((h.score for h in hits), default=0.0)
                 for hit in hits:
                     if top > 0:
                         scores[hit.id] = scores.get(hit.id, 0.0) + weight * hit.score / top
         else:
             fusion = Fusion(k=self.rrf_k)
-            for name, hits in zip(("keyword", "strict", "vector"), lists, strict=True):
+            for name, hits in zip(("keyword", "strict", "vector", "sparse"), lists,
+                                  strict=True):
                 fusion.add(name, [h.id for h in hits])
             scores = fusion.scores()
         best = sorted(scores, key=lambda mid: (scores[mid], mid), reverse=True)[:limit]
@@ -145,3 +167,16 @@ class FactSearch:
         # The filter and privacy re-check: vectors are only candidates.
         passing = self.store.fact_ids_passing(self.source_id, [h.id for h in hits], filt)
         return [h for h in hits if h.id in passing]
+
+    def _sparse(self, query: str, filt: FactFilter, pool: int) -> list[ScoredId]:
+        if self.sparse is None:
+            return []
+        # No id restriction in the sparse index: a narrowed recall reads deeper.
+        wanted = pool * 4 if filt.narrowed else pool
+        try:
+            hits = self.sparse.memory_hits(query, wanted, scope=filt)
+        except Unavailable as exc:
+            log.warning("fact sparse search skipped: %s (%s)", exc.message, exc.detail)
+            return []
+        passing = self.store.fact_ids_passing(self.source_id, [h.id for h in hits], filt)
+        return [h for h in hits if h.id in passing][:pool]

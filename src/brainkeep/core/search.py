@@ -12,7 +12,9 @@ Ranking (docs/search.md has the why and the numbers):
    below 0.4 x the best fused score are dropped (the first 7 always stay).
 3. Boosts: a query that IS a page's alias or title puts that page first; a
    query that contains a title as a phrase adds one top-rank term.
-   Config ``search.mode`` (keyword / vector) leaves arms out.
+   Config ``search.mode`` leaves arms out (``arms_of``); with the
+   learned-sparse arm (``sparse.provider``) a fourth list, chunks by
+   SPLADE score, joins the fusion (``PageRanking.sparse_weight``).
 4. One result per page, showing its best chunk.
 
 Evidence is derived from the signals that actually fired, strongest first:
@@ -52,8 +54,18 @@ HIGH_VECTOR_COSINE = 0.80
 # once they would match more rows than this: a term in thousands of chunks
 # adds almost nothing to BM25 (low idf) but dominates the cost of ranking.
 KEYWORD_ROW_BUDGET = 1000
-# config `search.mode`: which arms page search runs.
-SEARCH_MODES = ("hybrid", "keyword", "vector")
+# config `search.mode`: which arms page search runs ("hybrid": every arm the
+# brain has; a pair such as "keyword+sparse" leaves the third out).
+SEARCH_MODES = ("hybrid", "keyword", "vector", "sparse", "keyword+vector", "keyword+sparse",
+                "vector+sparse")
+ARMS = ("keyword", "vector", "sparse")
+
+
+def arms_of(mode: str) -> frozenset[str]:
+    """The arms a ``search.mode`` asks for (an unknown mode: every arm)."""
+    if mode == "hybrid" or mode not in SEARCH_MODES:
+        return frozenset(ARMS)
+    return frozenset(mode.split("+"))
 
 SAFETY = {
     "alias_hit": "exists",
@@ -98,6 +110,14 @@ class VectorArm(Protocol):
 
     def chunk_hits(self, query: str, *, include_private: bool, limit: int) -> VectorHits:
         """Chunks by query/chunk cosine, best first; never raises for provider trouble."""
+        ...
+
+
+class SparseArm(Protocol):
+    """The learned-sparse arm (present when ``sparse.provider`` is configured)."""
+
+    def chunk_hits(self, query: str, *, include_private: bool, limit: int) -> VectorHits:
+        """Chunks by learned-sparse score, best first; never raises for encoder trouble."""
         ...
 
 
@@ -151,6 +171,7 @@ class SearchService:
     source_id: str
     vector_arm: VectorArm | None = None
     ranking: PageRanking = PageRanking()
+    sparse_arm: SparseArm | None = None
     # "keyword" skips the vector arm even when embeddings are configured;
     # "vector" skips the keyword and title arms (and the exact-name boosts)
     # whenever the vector arm can answer.
@@ -170,15 +191,24 @@ class SearchService:
         pool = max(limit * 3, 30)
         fusion = PageFusion(self.ranking)
         wanted = pool * CHUNKS_PER_PAGE
+        arms = arms_of(self.mode)
+        start = self.overlap.start if self.overlap else inline
         vector: Callable[[], VectorHits] | None = None
-        if self.vector_arm is not None and self.mode != "keyword":
+        if self.vector_arm is not None and "vector" in arms:
             arm = self.vector_arm
             asked = query if self.ranking.vector_query == "raw" else " ".join(profile.terms)
             # Beside the keyword arms (core.overlap).
-            vector = (self.overlap.start if self.overlap else inline)(
+            vector = start(
                 lambda: arm.chunk_hits(asked, include_private=include_private, limit=wanted))
-        # "vector" mode runs the keyword arms only when the vector arm could not answer.
-        lexical = self.mode != "vector" or vector is None or vector().degraded is not None
+        sparse: Callable[[], VectorHits] | None = None
+        if self.sparse_arm is not None and "sparse" in arms:
+            learned = self.sparse_arm
+            sparse = start(
+                lambda: learned.chunk_hits(query, include_private=include_private, limit=wanted))
+        # Without the keyword arm, it still runs when no other arm could answer.
+        lexical = "keyword" in arms or not (
+            (vector is not None and vector().degraded is None)
+            or (sparse is not None and sparse().degraded is None))
         keyword: list[ScoredId] = []
         titles: list[ScoredId] = []
         exact: list[int] = []
@@ -188,13 +218,16 @@ class SearchService:
             exact = list(self.store.exact_name_pages(
                 self.source_id, profile.norm, include_private=include_private
             ))
-        degraded = DEGRADED_KEYWORD_ONLY if self.mode != "keyword" else None
+        degraded = DEGRADED_KEYWORD_ONLY if "vector" in arms else None
         if vector is not None:
             hits = vector()
             degraded = hits.degraded
             # Cosine has no natural zero (an unrelated chunk still scores
             # ~0.1-0.3), so the vector list is always normalised by its worst.
             fusion.add_vector(hits.hits, complete=False)
+        if sparse is not None:
+            learned_hits = sparse().hits
+            fusion.add_sparse(learned_hits, complete=len(learned_hits) < wanted)
         if lexical:
             fusion.add_keyword(keyword, complete=len(keyword) < wanted)
             fusion.add_pages(titles)

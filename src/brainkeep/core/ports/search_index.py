@@ -18,16 +18,23 @@ candidates: an engine may pre-filter by the scope as far as its index allows
 (SQLite: the row's private flag for chunks, the whole scope for memories;
 PostgreSQL: inside the HNSW scan), and callers re-check every hit with the
 store before showing it.
+
+``sparse(model)`` is the learned-sparse arm's ``SparseIndex``: its rows are
+derived data like the vector indexes (made by the encoder, dropped by the
+engine's triggers when the text goes, rebuilt by ``brainkeep embed``);
+SQLite keeps an impact-ordered postings table read with early termination,
+PostgreSQL pgvector ``sparsevec``; both answer the exact top k.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.query import PageScope, QueryTerms
-from brainkeep.core.retrieval import FactFilter, ScoredId
+from brainkeep.core.retrieval import EmbedTask, FactFilter, ScoredId
+from brainkeep.core.sparse_terms import NewSparse, SparseTerms
 
 if TYPE_CHECKING:  # annotations only: a serve answering tools/list must not load numpy
     import numpy as np
@@ -75,4 +82,48 @@ class SearchIndex(Protocol):
         Searches never wait for this; without it a serving process rebuilds
         in the background.
         """
+        ...
+
+    def sparse(self, model: str) -> SparseIndex:
+        """The learned-sparse vectors of this source in ``model``'s term space."""
+        ...
+
+
+class SparseIndex(Protocol):
+    """The learned-sparse vectors of one source in one model's term space (exact top k)."""
+
+    model: str
+
+    def put(self, rows: Sequence[NewSparse]) -> int:
+        """Store vectors (inside the caller's transaction); returns rows written.
+
+        A row whose chunk or memory is gone by now is skipped.
+        """
+        ...
+
+    def missing(self, kind: str, *, after_item: int, limit: int) -> list[EmbedTask]:
+        """Live chunks (or active memories) with ``id > after_item`` lacking a vector."""
+        ...
+
+    def count_missing(self) -> dict[str, int]:
+        """kind -> live rows without a vector in this model."""
+        ...
+
+    def count(self) -> dict[str, int]:
+        """kind -> rows holding a vector in this model."""
+        ...
+
+    def search(
+        self, kind: str, query: SparseTerms, scope: SearchScope | None, k: int
+    ) -> list[ScoredId]:
+        """The ``k`` rows of ``kind`` with the largest dot product, best first.
+
+        Like ``SearchIndex.nearest`` these are candidates: pre-filtered by the
+        row's private flag (``scope`` None: every visibility) and re-checked
+        by the caller.
+        """
+        ...
+
+    def prune(self) -> int:
+        """Drop index entries of rows that are gone; returns entries dropped."""
         ...

@@ -19,6 +19,7 @@ from brainkeep.core.retrieval import CHUNK, MEMORY, ScoredId
 from brainkeep.store.postgres.engine import PostgresEngine
 from brainkeep.store.postgres.keyword import TsKeyword
 from brainkeep.store.postgres.nearest import EXACT_MAX, VectorSearch
+from brainkeep.store.postgres.sparse_index import PostgresSparseIndex
 from brainkeep.store.sql.search_scope import keyword_search, vector_sees_private
 
 
@@ -30,6 +31,7 @@ class PostgresSearchIndex:
         """``exact_max``: filtered sets up to this size are searched exactly (nearest.py)."""
         self.db = db
         self.source_id = source_id
+        self._sparse: dict[str, PostgresSparseIndex] = {}
         self.words = TsKeyword(db, source_id)
         self.vectors: dict[str, VectorSearch] = {}
         if model is not None and dim > 0 and db.vector_available:
@@ -67,3 +69,9 @@ class PostgresSearchIndex:
 
     def build_vector_indexes(self) -> dict[str, int]:
         return {}  # HNSW indexes are maintained by every write
+
+    def sparse(self, model: str) -> PostgresSparseIndex:
+        index = self._sparse.get(model)
+        if index is None:
+            index = self._sparse[model] = PostgresSparseIndex(self.db, self.source_id, model)
+        return index

@@ -31,6 +31,7 @@ from brainkeep.store.sqlite.ann_files import BaseFiles, vectors_dir
 from brainkeep.store.sqlite.ann_index import EXACT_ITEMS_MAX, AnnVectorIndex
 from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.keyword_index import KeywordIndex
+from brainkeep.store.sqlite.sparse_index import SQLiteSparseIndex
 from brainkeep.store.sqlite.vector_index import SQLiteVectorRows, VectorHit, VectorIndex
 
 # Scoped memory search: widen the nearest rows up to this many, then fall back
@@ -55,6 +56,7 @@ class SQLiteSearchIndex:
     ) -> None:
         self.db = db
         self.source_id = source_id
+        self._sparse: dict[str, SQLiteSparseIndex] = {}
         self.words = KeywordIndex(db, source_id)
         self.vectors: dict[str, VectorIndex | AnnVectorIndex] = {}
         if model is not None and dim > 0:
@@ -157,3 +159,9 @@ class SQLiteSearchIndex:
             if isinstance(index, AnnVectorIndex) and (meta := index.build_if_needed()):
                 built[kind] = meta.count
         return built
+
+    def sparse(self, model: str) -> SQLiteSparseIndex:
+        index = self._sparse.get(model)
+        if index is None:
+            index = self._sparse[model] = SQLiteSparseIndex(self.db, self.source_id, model)
+        return index
