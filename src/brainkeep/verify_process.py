@@ -9,9 +9,14 @@ one walks the memories and grants (docs/benchmarks.md, "Full verify (issue
 exactly as a second thread's connection would, and the state marker the
 parent took first bounds what either half may judge.
 
-A child costs a fresh interpreter (~0.3 s of imports), which is more than
-the whole walk of a small brain: below ``min_events`` events the half runs
-on a worker thread instead (``ThreadSide``).
+The child is ``python -m brainkeep.verify_process`` (not ``multiprocessing``,
+whose spawn re-runs the parent's ``__main__``, which a host embedding
+brainkeep may not allow). Its arguments arrive on stdin, never argv: a
+database URL carries its password. It answers with one pickle on stdout.
+
+A child costs a fresh interpreter (~0.3 s of imports), more than the whole
+walk of a small brain: below ``min_events`` events the half runs on a worker
+thread instead (``ThreadSide``).
 
 This is a composition module (like ``brain.py``): it opens the store by
 its target, which core never does.
@@ -19,10 +24,12 @@ its target, which core never does.
 
 from __future__ import annotations
 
-import multiprocessing
+import logging
+import pickle
+import subprocess
+import sys
+import threading
 from collections.abc import Callable
-from concurrent import futures
-from concurrent.futures import ProcessPoolExecutor
 from typing import TypeVar
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -32,6 +39,7 @@ from brainkeep.core.ports.store import Store
 from brainkeep.core.verify_halves import LogAndPages, ThreadSide, log_and_pages
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 # The log's length (its head seq) from which a child process pays off: the
 # 20K bench brain (60K events) walks in ~1.7 s on threads, so a child's start
@@ -39,26 +47,30 @@ T = TypeVar("T")
 MIN_EVENTS = 50_000
 
 
-def _child(target: str, trusted: bytes | None, marker: int | None) -> LogAndPages:
-    """Run in the child: open the brain again and walk its log and pages."""
+def _child_main() -> None:
+    """In the child: read (target, key, marker), walk the log and pages, answer."""
     from brainkeep import store as engines
 
-    key = None if trusted is None else Ed25519PublicKey.from_public_bytes(trusted)
+    target, raw, marker = pickle.load(sys.stdin.buffer)
+    key = None if raw is None else Ed25519PublicKey.from_public_bytes(raw)
     # Two connections at least: a row the lean scan rejects is re-read while
     # the scan's own cursor is still streaming.
     store = engines.open(target, pool_min=1, pool_max=4)
     try:
-        return log_and_pages(store, key, marker)
+        result = log_and_pages(store, key, marker)
     finally:
         store.close()
+    pickle.dump(result, sys.stdout.buffer)
 
 
 class ProcessSide:
     """A ``SideWalk`` (core/verify_halves.py) that uses a child process when it pays."""
 
-    def __init__(self, threads: ThreadSide, *, min_events: int = MIN_EVENTS) -> None:
+    def __init__(self, threads: ThreadSide, *, min_events: int = MIN_EVENTS,
+                 python: str = sys.executable) -> None:
         self.threads = threads
         self.min_events = min_events
+        self.python = python
 
     def run(self, store: Store, trusted: Ed25519PublicKey | None, marker: int | None,
             here: Callable[[], T]) -> tuple[LogAndPages, T]:
@@ -66,14 +78,30 @@ class ProcessSide:
         tip = store.chain_tip()
         if target is None or tip is None or tip[0] < self.min_events:
             return self.threads.run(store, trusted, marker, here)
-        # spawn, not fork: a server forking with live pool and worker threads
-        # could hand the child a lock some thread held.
-        context = multiprocessing.get_context("spawn")
         raw = None if trusted is None else signing.public_bytes(trusted)
-        with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-            side = pool.submit(_child, target, raw, marker)
+        request = pickle.dumps((target, raw, marker))
+        with subprocess.Popen([self.python, "-m", "brainkeep.verify_process"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE) as child:
+            # Talk to the child on a thread, so its pipes drain while this one walks.
+            answer: list[tuple[bytes, bytes]] = []
+            talk = threading.Thread(target=lambda: answer.append(child.communicate(request)),
+                                    name="brainkeep-verify-child", daemon=True)
+            talk.start()
             try:
                 mine = here()
             finally:
-                futures.wait([side])
-            return side.result(), mine
+                talk.join()
+        out, err = answer[0] if answer else (b"", b"")
+        if child.returncode != 0 or not out:
+            # A verify must not fail because a helper process could not run
+            # (no interpreter, no memory): walk the half here instead.
+            last = (err.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
+            log.warning("verify: the second process failed (%s); walking on one process", last)
+            return log_and_pages(store, trusted, marker), mine
+        result: LogAndPages = pickle.loads(out)
+        return result, mine
+
+
+if __name__ == "__main__":
+    _child_main()

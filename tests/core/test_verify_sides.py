@@ -93,3 +93,12 @@ def test_the_half_runs_where_its_side_says(brain: Brain, monkeypatch: pytest.Mon
     assert verify_brain(brain.store, side=ProcessSide(ThreadSide(brain.workers),
                                                       min_events=0)).valid
     assert len(ran_on) == 3
+
+
+def test_a_child_that_cannot_run_leaves_the_walk_to_this_process(brain: Brain) -> None:
+    _fill(brain)
+    _edit(brain, "UPDATE pages SET content = 'Forged.' WHERE slug = 'notes/b'")
+    side = ProcessSide(ThreadSide(None), min_events=0, python="/bin/false")
+    report = verify_brain(brain.store, side=side)
+    assert not report.valid and report.first_broken is not None
+    assert report.first_broken.kind == "page"
