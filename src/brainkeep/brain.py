@@ -39,7 +39,8 @@ from brainkeep.store.migrate_marker import refuse_half_migrated
 if TYPE_CHECKING:
     from brainkeep.core.dedup import EmbeddingSimilarity
     from brainkeep.core.embedding import Embeddings
-    from brainkeep.core.hybrid import EmbeddingVectorArm
+    from brainkeep.core.hybrid import EmbeddingVectorArm, SparseChunkArm
+    from brainkeep.core.sparse import Sparse
     from brainkeep.core.verify_halves import SideWalk
     from brainkeep.providers import ChatSettings, EmbeddingSettings
 
@@ -72,6 +73,8 @@ class Brain:
     owned: tuple[Any, ...] = ()
     # Worker threads for reads run beside each other (core.overlap); 0: none.
     overlap_workers: int = OVERLAP_WORKERS
+    # A providers.sparse_encoder.SparseEncoder; None = no learned-sparse arm.
+    sparse_encoder: Any = None
 
     def __post_init__(self) -> None:
         if self.embedder is not None and not self.store.vectors_available:
@@ -103,7 +106,9 @@ class Brain:
             vector_arm = EmbeddingVectorArm(self.embeddings)
             if self.memory_vectors is None:
                 self.memory_vectors = MemoryVectorSearch(self.embeddings)
-        self.pages = PageService(self.store, self.clock, self.source_id, embedder=self.embeddings)
+        self.sparse = self._sparse_side()
+        self.pages = PageService(self.store, self.clock, self.source_id,
+                                 embedder=_chunk_encoders(self.embeddings, self.sparse))
         self.quarantine = QuarantineService(self.store, self.clock, self.pages, self.source_id)
         # Threads start on first use: a command that never recalls by query has none.
         self._workers = (ThreadPoolExecutor(max_workers=self.overlap_workers,
@@ -111,7 +116,7 @@ class Brain:
                          if self.overlap_workers > 0 else None)
         self.overlap = Overlap(self.store, self._workers, workers=self.overlap_workers)
         self.fact_search = FactSearch(self.store, self.search_index, self.source_id,
-                                      self.embeddings, overlap=self.overlap)
+                                      self.embeddings, overlap=self.overlap, sparse=self.sparse)
         self.facts = FactService(
             self.store,
             self.clock,
@@ -126,6 +131,7 @@ class Brain:
             vector_arm=vector_arm,
             mode=str(self.settings.get("search.mode") or "hybrid"),
             overlap=self.overlap,
+            sparse_arm=_sparse_arm(self.sparse),
         )
         # Receipts of purging forgets, signed when the process has a signing
         # key (read from the environment at each issue, like `verify --sign`).
@@ -137,6 +143,17 @@ class Brain:
                          index=self.search_index, verify_side=self.verify_side,
                          receipts=self.receipts)
         )
+
+    def _sparse_side(self) -> Sparse | None:
+        if self.sparse_encoder is None:
+            return None
+        if not self.store.vectors_available:
+            log.warning("sparse search disabled: the database has no pgvector extension")
+            return None
+        from brainkeep.core.sparse import Sparse
+
+        index = self.search_index.sparse(self.sparse_encoder.model_id)
+        return Sparse(self.store, self.sparse_encoder, self.source_id, index=index)
 
     @property
     def verify_side(self) -> SideWalk:
@@ -241,6 +258,29 @@ def build_embedder(settings: Settings) -> Any:
     return make_embedding_provider(embedding_settings(settings), settings.env)
 
 
+def _chunk_encoders(*parts: Any) -> Any:
+    from brainkeep.core.sparse import chunk_encoders
+
+    return chunk_encoders(*parts)
+
+
+def _sparse_arm(sparse: Sparse | None) -> SparseChunkArm | None:
+    if sparse is None:
+        return None
+    from brainkeep.core.hybrid import SparseChunkArm
+
+    return SparseChunkArm(sparse)
+
+
+def build_sparse_encoder(settings: Settings) -> Any:
+    """The configured learned-sparse encoder (``sparse.provider``), or None."""
+    if _provider(settings, "sparse") != "local":
+        return None
+    from brainkeep.providers.sparse_encoder import SparseEncoder
+
+    return SparseEncoder()
+
+
 def _provider(settings: Settings, section: str) -> str:
     return str(settings.get(f"{section}.provider") or "none")
 
@@ -277,6 +317,7 @@ def open_brain(
     embedder: Any = _FROM_SETTINGS,
     chat: Any = _FROM_SETTINGS,
     overlap_workers: int = OVERLAP_WORKERS,
+    sparse_encoder: Any = _FROM_SETTINGS,
 ) -> Brain:
     """Open (and migrate) the brain under ``settings.home`` (or its PostgreSQL database).
 
@@ -288,6 +329,8 @@ def open_brain(
         chat: A chat provider to use instead of building one from ``chat.*``.
         overlap_workers: Threads for reads run beside each other (0: every
             read on its caller's thread; results are the same either way).
+        sparse_encoder: A learned-sparse encoder to use instead of the one
+            ``sparse.provider`` names (tests share one loaded model); None for none.
 
     A misconfigured provider does not stop the brain from opening: embeddings
     fall back to keyword search (logged), and ``synthesize`` answers
@@ -327,4 +370,6 @@ def open_brain(
         embedder=embedder,
         owned=tuple(p for p in owned if p is not None),
         overlap_workers=overlap_workers,
+        sparse_encoder=(build_sparse_encoder(settings) if sparse_encoder is _FROM_SETTINGS
+                        else sparse_encoder),
     )
