@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from brainkeep.connect import HOSTS, Target, config_path
+from brainkeep.connect import HOSTS, Target, config_path, launcher
 
 RunCli = Callable[..., Result]
 
@@ -35,20 +35,23 @@ def _install(run_cli: RunCli, *extra: str) -> dict[str, Any]:
     return data
 
 
-def test_local_install_writes_each_host_then_is_idempotent(run_cli: RunCli,
-                                                          user_home: Path) -> None:
+def test_local_install_writes_each_host_then_is_idempotent(run_cli: RunCli, user_home: Path,
+                                                          home: Path) -> None:
+    brain_home = home.resolve()
     assert run_cli("init").exit_code == 0
     first = _install(run_cli)
     assert [c["changed"] for c in first["changes"]] == [True] * len(HOSTS)
+    command = launcher()
+    args = [*command[1:], "--home", str(brain_home), "serve"]
     claude = json.loads((user_home / ".claude.json").read_text())
-    assert claude["mcpServers"]["brainkeep"] == {"type": "stdio", "command": "brainkeep",
-                                                 "args": ["serve"]}
+    assert claude["mcpServers"]["brainkeep"] == {"type": "stdio", "command": command[0],
+                                                 "args": args}
     codex = tomllib.loads((user_home / ".codex" / "config.toml").read_text())
-    assert codex["mcp_servers"]["brainkeep"] == {"command": "brainkeep", "args": ["serve"]}
+    assert codex["mcp_servers"]["brainkeep"] == {"command": command[0], "args": args}
     cursor = json.loads((user_home / ".cursor" / "mcp.json").read_text())
-    assert cursor["mcpServers"]["brainkeep"]["command"] == "brainkeep"
+    assert cursor["mcpServers"]["brainkeep"]["command"] == command[0]
     desktop = json.loads(config_path("claude-desktop", user_home).read_text())
-    assert desktop["mcpServers"]["brainkeep"]["args"] == ["serve"]
+    assert desktop["mcpServers"]["brainkeep"]["args"] == args
     again = _install(run_cli)
     assert [c["changed"] for c in again["changes"]] == [False] * len(HOSTS)
     assert not list(user_home.rglob("*.brainkeep.bak"))  # nothing was rewritten
@@ -68,7 +71,7 @@ def test_existing_entries_are_kept_and_backed_up(run_cli: RunCli, user_home: Pat
     assert "brainkeep" in claude["mcpServers"]
     parsed = tomllib.loads(codex.read_text())
     assert parsed["model"] == "o4" and parsed["mcp_servers"]["other"] == {"command": "y"}
-    assert parsed["mcp_servers"]["brainkeep"]["command"] == "brainkeep"
+    assert parsed["mcp_servers"]["brainkeep"]["command"] == launcher()[0]
     backup = json.loads((user_home / ".claude.json.brainkeep.bak").read_text())
     assert "brainkeep" not in backup["mcpServers"]
 

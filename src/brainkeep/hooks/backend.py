@@ -19,6 +19,9 @@ from urllib.parse import urlsplit
 from brainkeep import __version__
 
 SPAWN_WAIT_S = 0.02
+# A run that starts the ambient server also waits for it to open the brain
+# (imports and migrations: about a second, several on a busy machine).
+COLD_START_S = 8.0
 LINE_CAP = 16 * 1024 * 1024
 
 
@@ -87,6 +90,7 @@ class LocalBackend:
         import subprocess
 
         self.spawned = True
+        self.deadline.end += COLD_START_S
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         log_dir = self.home / "hooks"
         log_dir.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,7 @@ once here and hooks ask over a Unix socket, one JSON line per request:
   through the dispatcher, as a read-only remote caller (what MCP would see);
 - ``{"op": "bank", "path", "format", "wait"}``: import the transcript's new
   turns (queued; ``wait`` answers after it is done);
-- ``{"op": "ping"}``.
+- ``{"op": "ping"}``; ``{"op": "quit"}`` (stop now; `connect --uninstall` and tests).
 
 It binds the socket before opening the brain (the bind is the start-up lock:
 a second server exits), answers once the brain is open, and exits after
@@ -122,6 +122,11 @@ class _Handler(socketserver.StreamRequestHandler):
             self.server.last_seen = time.monotonic()
             try:
                 message = json.loads(raw)
+                if isinstance(message, dict) and message.get("op") == "quit":
+                    self.wfile.write(b'{"ok": true}\n')
+                    self.wfile.flush()
+                    threading.Thread(target=self.server.shutdown, daemon=True).start()
+                    return
                 self.server.ready.wait()
                 ambient = self.server.ambient
                 answer = ({"ok": False, "code": "unavailable"} if ambient is None

@@ -33,24 +33,24 @@ def disabled(env: dict[str, str] | os._Environ[str]) -> bool:
 
 
 def parse_argv(argv: list[str]) -> dict[str, Any]:
-    """HOST EVENT [PAYLOAD] and the options; ``HookFailure('bad_args')`` otherwise."""
-    opts: dict[str, Any] = {"home": None, "url": None, "token_file": None, "positional": []}
+    """The options, and HOST EVENT [PAYLOAD] when valid (``opts["error"]`` says when not)."""
+    opts: dict[str, Any] = {"home": None, "url": None, "token_file": None, "error": False}
     names = {"--home": "home", "--url": "url", "--token-file": "token_file"}
+    positional: list[str] = []
     items = iter(argv)
     for arg in items:
         key, eq, value = arg.partition("=")
         if key in names:
             opts[names[key]] = value if eq else next(items, None)
-            if opts[names[key]] is None:
-                raise HookFailure("bad_args")
+            opts["error"] = opts["error"] or opts[names[key]] is None
         elif arg.startswith("--"):
-            raise HookFailure("bad_args")
+            opts["error"] = True
         else:
-            opts["positional"].append(arg)
-    positional = opts["positional"]
+            positional.append(arg)
     if len(positional) not in (2, 3) or positional[0] not in hosts.EVENTS \
             or positional[1] not in hosts.EVENTS[positional[0]]:
-        raise HookFailure("bad_args")
+        opts["error"] = True
+        positional = [*positional, "", ""][:2]
     opts["host"], opts["event"] = positional[0], positional[1]
     opts["payload"] = positional[2] if len(positional) == 3 else None
     return opts
@@ -112,8 +112,10 @@ def run(argv: list[str], *, stdin: IO[bytes], stdout: IO[str],
     backend = None
     try:
         opts = parse_argv(argv)
+        home = home_of(opts, env)  # known even for bad arguments: the log goes there
+        if opts["error"]:
+            raise HookFailure("bad_args")
         line.update(host=opts["host"], event=opts["event"])
-        home = home_of(opts, env)
         raw = b"" if opts["payload"] else read_payload(stdin)
         try:
             event = hosts.parse(opts["host"], opts["event"], raw, opts["payload"])
@@ -142,9 +144,7 @@ def run(argv: list[str], *, stdin: IO[bytes], stdout: IO[str],
         except OSError:
             code = "error"
     line.update(code=code, ms=round((time.perf_counter() - started) * 1000))
-    if home is None:
-        home = home_of({}, env)
-    hook_log.record(home, line)
+    hook_log.record(home if home is not None else home_of({}, env), line)
     if code == "bad_args":
         sys.stderr.write(USAGE + "\n")
     return 0

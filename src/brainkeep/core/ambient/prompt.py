@@ -52,21 +52,28 @@ def fact_items(envelope: dict[str, Any], *, pinned: bool = False) -> list[Item]:
 
 
 def snippet(text: str, wanted: frozenset[str], limit: int = SNIPPET_CHARS) -> str:
-    """The lines of ``text`` richest in the prompt's words, in order, within ``limit`` chars."""
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    if sum(len(ln) + 1 for ln in lines) <= limit:
-        return " ".join(lines)
-    ranked = sorted(range(len(lines)), key=lambda i: -len(wanted & terms(lines[i])))
+    """The lines of ``text`` that share the most words with the prompt, in order, within ``limit``.
+
+    Lines sharing none are left out (a transcript chunk's headers and other
+    turns), unless no line shares any: then the chunk's opening.
+    """
+    lines = [ln.strip().lstrip(">").strip() for ln in text.splitlines()]
+    # Markdown headings repeat the title or name a speaker: the text is below them.
+    lines = [ln for ln in lines if ln and not ln.startswith("#")] or [ln for ln in lines if ln]
+    hits = {i: len(wanted & terms(ln)) for i, ln in enumerate(lines)}
+    ranked = sorted((i for i in hits if hits[i] > 0), key=lambda i: (-hits[i], i))
+    if not ranked:
+        ranked = list(hits)
     chosen: list[int] = []
     used = 0
     for i in ranked:
-        piece = lines[i] if len(lines[i]) <= limit else lines[i][:limit - 1] + "…"
-        if used + len(piece) + 1 > limit:
+        piece = len(lines[i]) + 3
+        if used + piece > limit and chosen:
             continue
         chosen.append(i)
-        used += len(piece) + 1
-    return " … ".join(lines[i] if len(lines[i]) <= limit else lines[i][:limit - 1] + "…"
-                      for i in sorted(chosen))
+        used += piece
+    out = " … ".join(lines[i] for i in sorted(chosen))
+    return out if len(out) <= limit else out[:limit - 1] + "…"
 
 
 def page_items(envelope: dict[str, Any], wanted: frozenset[str]) -> list[Item]:
@@ -76,9 +83,10 @@ def page_items(envelope: dict[str, Any], wanted: frozenset[str]) -> list[Item]:
         chunk = str(hit.get("chunk") or "")
         if not slug or not chunk:
             continue
-        digest = hashlib.sha1(chunk.encode("utf-8", "replace")).hexdigest()[:12]
         title = str(hit.get("title") or slug)
         text = f"{title}: {snippet(chunk, wanted)}"
+        # Keyed by what is shown: another prompt may need other lines of the same chunk.
+        digest = hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:12]
         out.append(Item(f"page:{slug}#{digest}", "page", text, slug))
     return out
 
