@@ -1,4 +1,4 @@
-"""pre-compact, stop and session-end bank the transcript's new turns; a later session recalls them."""
+"""pre-compact, stop and session-end bank new transcript turns; a later session recalls them."""
 
 from __future__ import annotations
 
