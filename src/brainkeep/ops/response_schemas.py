@@ -288,6 +288,21 @@ CONTEXT_PACK_SCHEMA = _obj(
         "text": _t("string"),
         "degraded_reason": _t("string"),
         **_BUDGET,
+        # brainkeep extension: `orientation_namespace` (docs/protocol.md).
+        "orientation": _obj(
+            ("namespace", "entities", "constants", "schemas", "token_estimate", "budget",
+             "hit_count"),
+            {
+                "namespace": _t("string"),
+                **{kind: _arr(_obj(("key", "value", "freq", "token_estimate"), {
+                    "key": _t("string"), "value": _t("string"), "freq": _t("integer"),
+                    "token_estimate": _t("integer")}))
+                   for kind in ("entities", "constants", "schemas")},
+                "token_estimate": _t("integer"),
+                "budget": _t("integer"),
+                "hit_count": _t("integer"),
+            },
+        ),
     },
 )
 

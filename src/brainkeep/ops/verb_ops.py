@@ -69,6 +69,7 @@ def _context_pack(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
         budget_tokens=p.get("budget_tokens"),
         since=p.get("since"), session_id=_session(p),
         include_private=p.get("include_private"),
+        orientation_namespace=p.get("orientation_namespace"),
     )
 
 
@@ -214,6 +215,10 @@ VERB_OPERATIONS: tuple[Operation, ...] = (
             Param("since", "string", "Only open-thread events after this ISO 8601 time."),
             Param("session_id", "string", "Session whose facts are the hot facts."),
             _INCLUDE_PRIVATE,
+            Param("orientation_namespace", "string",
+                  "Also return this orientation-cache namespace's context map (entities, "
+                  "constants, schemas with frequencies; built by gRPC Recall), read-only, "
+                  "within 512 tokens, as `orientation` (brainkeep extension)."),
         ),
         scope="read",
         handler=_context_pack,

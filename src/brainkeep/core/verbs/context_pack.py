@@ -9,6 +9,10 @@ from typing import TYPE_CHECKING, Any
 from brainkeep.core.clock import format_ts
 from brainkeep.core.context import Caller
 from brainkeep.core.entities import resolve_entity
+from brainkeep.core.limits import ORIENTATION_BUDGET_DEFAULT
+from brainkeep.core.mnemo import validation as mnemo_validation
+from brainkeep.core.mnemo.orientation import line, read_map
+from brainkeep.core.mnemo.orientation_map import OrientationEntry, OrientationMap
 from brainkeep.core.models import Memory
 from brainkeep.core.verbs.cards import build_card
 from brainkeep.core.verbs.common import (
@@ -117,8 +121,15 @@ def context_pack(
     since: str | None = None,
     session_id: str | None = None,
     include_private: Any = None,
+    orientation_namespace: str | None = None,
 ) -> dict[str, Any]:
-    """One deterministic bundle for session start or after compaction (zero LLM)."""
+    """One deterministic bundle for session start or after compaction (zero LLM).
+
+    ``orientation_namespace`` (a brainkeep extension) adds that namespace's
+    orientation map, read-only, as the viewer may see it (docs/grpc.md,
+    "Orientation cache"), within its own 512-token budget.
+    """
+    namespace = mnemo_validation.label(orientation_namespace, "orientation_namespace")
     names = parse_entities(entities)
     since_us = storage_ts(normalize_cursor(since)) if since else None
     viewer = view_caller(caller, include_private)
@@ -134,14 +145,40 @@ def context_pack(
         response.update(budget_tokens=budget, budget_used=used, dropped_count=dropped)
     threads = threads_after(cards, since_us)
     response.update(cards=cards, open_threads=threads, facts=facts)
-    response["text"] = render_envelope(
-        [
-            ("Standing entities", [render_card_line(c) for c in cards]),
-            ("Open threads", [render_thread_line(t) for t in threads]),
-            ("Hot memory (recent facts)", [render_fact_line(f) for f in facts]),
-        ]
-    )
+    sections = [
+        ("Standing entities", [render_card_line(c) for c in cards]),
+        ("Open threads", [render_thread_line(t) for t in threads]),
+        ("Hot memory (recent facts)", [render_fact_line(f) for f in facts]),
+    ]
+    if namespace is not None:
+        context_map = read_map(brain.store, namespace, source_id=brain.source_id,
+                               scope=viewer.read_scope, now=brain.clock.now_ts(),
+                               budget=ORIENTATION_BUDGET_DEFAULT)
+        response["orientation"] = orientation_item(context_map)
+        sections.append(("Orientation map", orientation_lines(context_map)))
+    response["text"] = render_envelope(sections)
     return response
+
+
+def _entry(e: OrientationEntry) -> dict[str, Any]:
+    return {"key": e.key, "value": e.value, "freq": e.freq, "token_estimate": e.token_estimate}
+
+
+def orientation_item(m: OrientationMap) -> dict[str, Any]:
+    """The map as JSON: the fields of gRPC's ``OrientationCacheResponse``."""
+    return {
+        "namespace": m.namespace, "entities": [_entry(e) for e in m.entities],
+        "constants": [_entry(e) for e in m.constants], "schemas": [_entry(e) for e in m.schemas],
+        "token_estimate": m.token_estimate, "budget": m.budget, "hit_count": m.hit_count,
+    }
+
+
+def orientation_lines(m: OrientationMap) -> list[str]:
+    """One line per entry, as ``token_estimate`` counts it (``orientation.line``)."""
+    return [f"- [{kind}] {clean_line(line(e.key, e.value, e.freq))}"
+            for kind, entries in (("entity", m.entities), ("constant", m.constants),
+                                  ("schema", m.schemas))
+            for e in entries]
 
 
 def _card_cost(card: dict[str, Any]) -> int:
