@@ -1,0 +1,77 @@
+"""Hooks against a remote brain: a real `serve --http`, a bearer token, both engines."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import RunCli
+from tests.hooks.conftest import seed
+from tests.hooks.hook_support import Hooks, hooks_for
+from tests.http.http_support import ServerProc, create_token, start_server, stopped_cleanly
+
+ASK = "Who approves refunds for the Billing service?"
+
+
+@pytest.fixture
+def remote(home: Path, run_cli: RunCli) -> Iterator[tuple[ServerProc, str]]:
+    seed(run_cli)
+    token = create_token(home, "hooks-agent", "read")
+    with stopped_cleanly(start_server(home), "server") as server:
+        yield server, token
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[Hooks]:
+    """This machine's side: a home with no brain in it (only the hooks' files)."""
+    with hooks_for(tmp_path / "client") as hooks:
+        yield hooks
+
+
+def test_a_prompt_gets_context_from_the_remote_brain(remote: tuple[ServerProc, str],
+                                                     client: Hooks) -> None:
+    server, token = remote
+    done = client.run("claude-code", "user-prompt", None, "--url", server.url, prompt=ASK,
+                      session="r1", env={"BRAINKEEP_HOOK_TOKEN": token})
+    assert done.returncode == 0, done.stderr
+    text = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Refunds over 500 EUR need a second approver" in text
+    assert client.heartbeat()[-1]["backend"] == "remote"
+    again = client.run("claude-code", "user-prompt", None, "--url", server.url, prompt=ASK,
+                       session="r1", env={"BRAINKEEP_HOOK_TOKEN": token})
+    assert again.stdout == b""  # once per session, remote too
+
+
+def test_session_start_from_the_remote_brain_with_a_token_file(
+        remote: tuple[ServerProc, str], client: Hooks, tmp_path: Path) -> None:
+    server, token = remote
+    token_file = tmp_path / "token"
+    token_file.write_text(token + "\n")
+    done = client.run("codex", "session-start", None, "--url", server.url, "--token-file",
+                      str(token_file), cwd="/w/billing", session="r2")
+    text = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Billing service" in text
+
+
+def test_a_refused_token_fails_open(remote: tuple[ServerProc, str], client: Hooks) -> None:
+    server, _ = remote
+    done = client.run("claude-code", "user-prompt", None, "--url", server.url, prompt=ASK,
+                      env={"BRAINKEEP_HOOK_TOKEN": "bk_wrong"})
+    assert done.returncode == 0 and done.stdout == b""
+    assert client.heartbeat()[-1]["code"] == "unavailable"
+
+
+def test_banking_is_left_to_the_machine_that_holds_the_brain(remote: tuple[ServerProc, str],
+                                                             client: Hooks,
+                                                             tmp_path: Path) -> None:
+    server, token = remote
+    log = tmp_path / "t.jsonl"
+    log.write_text("{}\n")
+    done = client.run("claude-code", "session-end", None, "--url", server.url,
+                      transcript=str(log), env={"BRAINKEEP_HOOK_TOKEN": token})
+    assert done.returncode == 0 and done.stdout == b""
+    line = client.heartbeat()[-1]
+    assert line["code"] == "ok" and line["banked"] == "remote_skipped"
