@@ -142,6 +142,7 @@ def first_embed(cli: CliContext, brain: Brain) -> dict[str, Any]:
 @pass_cli
 def doctor(cli: CliContext) -> None:
     """Show engine, server, pool, cache, migrations, counts, chain status and database size."""
+    from brainkeep import hook_log
     from brainkeep.core.verify import verify_brain
     from brainkeep.ops.usage import UsageLog, usage_health
 
@@ -161,6 +162,7 @@ def doctor(cli: CliContext) -> None:
     usage = usage_health(UsageLog(cli.settings.usage_path))
     data["memory_verbs_usage"] = {"ok": usage.ok, "message": usage.message}
     data["sparse"] = sparse_coverage(cli, store)
+    data["hooks"] = hook_log.summary(hook_log.read_heartbeat(cli.settings.home))
 
     def human() -> None:
         click.echo(f"brainkeep {data['version']} — {data['home']}")
@@ -173,8 +175,24 @@ def doctor(cli: CliContext) -> None:
         click.echo(f"  db size: {data['db_size_bytes'] / 1_048_576:.1f} MiB")
         click.echo(f"  usage:   {'' if usage.ok else 'WARN '}{usage.message}")
         click.echo(f"  sparse:  {sparse_line(data['sparse'])}")
+        click.echo(f"  hooks:   {hooks_line(data['hooks'])}")
 
     emit(cli, data, human)
+
+
+def hooks_line(info: dict[str, Any]) -> str:
+    """`doctor`'s human line for the hooks' heartbeat (``hook_log.summary``)."""
+    if not info["runs"]:
+        return "no hook has run (`brainkeep connect --install claude-code --hooks`)"
+    prompt = info["events"].get("user-prompt") or {}
+    line = (f"{info['runs']} recent runs, {info['failed_open']} failed open, "
+            f"{info['items_injected']} items injected")
+    if prompt:
+        line += f"; user-prompt p50 {prompt['p50_ms']} ms, p99 {prompt['p99_ms']} ms"
+    if info["failures"]:
+        line += " (" + ", ".join(f"{code} {n}" for code, n in info["failures"].items()) + ")"
+    last = info["last"]
+    return line + f"; last {last['event']} {last['code']} at {last['at']}"
 
 
 def sparse_coverage(cli: CliContext, store: Any) -> dict[str, Any]:
