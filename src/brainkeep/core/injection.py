@@ -14,7 +14,9 @@ ASCII text skips every Unicode check, and each rule is one compiled regex.
 
 from __future__ import annotations
 
+import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from brainkeep.core import injection_rules as r
@@ -25,6 +27,12 @@ INJECTION_THRESHOLD = 1.0
 # injection hidden in the middle of a megabyte page is still found by the
 # character rules, which read everything.
 _PATTERN_WINDOW = 65_536
+# In a text longer than _LONG a pattern runs only near its gate words (this
+# many characters either side): Python's regex engine tries every
+# alternative at every position, so a 4,000-character fact would otherwise
+# cost milliseconds. Every match holds a gate word and spans far less.
+_LONG = 1024
+_RADIUS = 400
 
 
 @dataclass(frozen=True)
@@ -66,8 +74,7 @@ def scan(text: str) -> Verdict:
 
 def _fold(text: str) -> str:
     """The text the pattern rules read: invisible characters out, NFKC, homoglyphs to Latin."""
-    stripped = "".join(c for c in text if c not in r.INVISIBLE and c not in r.BIDI
-                       and not r.TAG_RANGE[0] <= ord(c) <= r.TAG_RANGE[1])
+    stripped = r.HIDDEN_CHARS.sub("", text)
     return unicodedata.normalize("NFKC", stripped).translate(r.CONFUSABLES)
 
 
@@ -83,7 +90,7 @@ def _patterns(text: str, hits: dict[str, float]) -> None:
         if not any(word in text for word in rule.gate):
             continue
         weight = 0.0
-        for match in rule.pattern.finditer(text):
+        for match in _matches(rule, text):
             factor = 1.0
             if rule.directive:
                 if quotes is None:
@@ -102,6 +109,27 @@ def _patterns(text: str, hits: dict[str, float]) -> None:
                 break
         if weight:
             hits[rule.id] = weight
+
+
+def _matches(rule: r.PatternRule, text: str) -> Iterator[re.Match[str]]:
+    """The rule's matches: over the whole text, or near its gate words in a long one."""
+    if len(text) <= _LONG or not rule.windowed:
+        yield from rule.pattern.finditer(text)
+        return
+    spans: list[tuple[int, int]] = []
+    for word in rule.gate:
+        at = text.find(word)
+        while at != -1:
+            spans.append((max(0, at - _RADIUS), at + len(word) + _RADIUS))
+            at = text.find(word, at + 1)
+    spans.sort()
+    start, end = spans[0]
+    for a, b in spans[1:]:
+        if a > end:
+            yield from rule.pattern.finditer(text, start, end)
+            start = a
+        end = max(end, b)
+    yield from rule.pattern.finditer(text, start, end)
 
 
 def _speaks_to_reader(text: str, start: int, end: int) -> bool:
@@ -129,13 +157,10 @@ def _base64(text: str, hits: dict[str, float]) -> None:
 
 
 def _characters(text: str, hits: dict[str, float]) -> None:
-    invisible = 0
-    for c in text:
-        if c in r.BIDI or r.TAG_RANGE[0] <= ord(c) <= r.TAG_RANGE[1]:
-            hits["bidi_control"] = 1.0
-        elif c in r.INVISIBLE and not (c == "\ufeff" and text.startswith(c)):
-            invisible += 1
-    if invisible:
+    if r.BIDI_CHARS.search(text):
+        hits["bidi_control"] = 1.0
+    invisible = len(r.INVISIBLE_CHARS.findall(text)) - text.startswith("\ufeff")
+    if invisible > 0:
         hits["invisible"] = 1.0 if invisible >= r.INVISIBLE_STRONG else 0.5
     homoglyph = _homoglyph_weight(text)
     if homoglyph:

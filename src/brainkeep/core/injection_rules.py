@@ -44,17 +44,24 @@ class PatternRule:
     # substring test costs nanoseconds, a regex over a turn microseconds.
     gate: tuple[str, ...]
     summary: str
+    # Looked for near gate words only, in long texts (core/injection.py);
+    # False for a rule whose match may span far (fake chat turns).
+    windowed: bool = True
 
 
 _SENSITIVE = (
-    r"(?:system\s+prompt|(?:initial|original|hidden)\s+(?:prompt|instructions)|api[\s_-]?keys?"
+    r"(?:system\s+(?:prompt|instructions|messages?)|(?:initial|original|hidden)\s+(?:prompt"
+    r"|instructions)|api[\s_-]?(?:keys?|tokens?)|~/\.ssh\S*|id_rsa|id_ed25519|\.aws/credentials|/etc/passwd"
+    r"|/etc/shadow|\.netrc|\.pgpass|\.git-credentials|kubeconfig"
     r"|passwords?|passphrases?|secrets?|credentials?|(?:access|auth|bearer|session)\s+tokens?"
     r"|tokens?|private\s+keys?|ssh\s+keys?|env(?:ironment)?\s+variables|\.env\b|cookies"
     r"|conversation(?:\s+history)?|chat\s+history|(?:the\s+)?context\s+window|memories"
     r"|user(?:'s)?\s+data|credit\s+card(?:\s+numbers?)?)"
 )
 # Every alternative of _SENSITIVE holds one of these.
-SENSITIVE_GATE = ("prompt", "instructions", "key", "passw", "passphrase", "secret", "credential",
+SENSITIVE_GATE = ("prompt", "instructions", "system message", "ssh", "id_rsa", "id_ed25519",
+                  ".aws", "/etc/", ".netrc", ".pgpass", "git-credentials", "kubeconfig",
+                  "key", "passw", "passphrase", "secret", "credential",
                   "token", "env", "cookie", "conversation", "chat history", "context window",
                   "memories", "data", "credit card")
 _NEGATED = r"(?<!never )(?<!not )(?<!n't )(?<!no )(?<!avoid )"
@@ -62,26 +69,48 @@ _NEGATED = r"(?<!never )(?<!not )(?<!n't )(?<!no )(?<!avoid )"
 PATTERN_RULES: tuple[PatternRule, ...] = (
     PatternRule(
         "override", 1.0, re.compile(
-            r"\b(?:ignore|disregard|forget|override|bypass|skip|abandon|discard|set\s+aside"
+            r"\b(?:ignore|disregard|forget|override|bypass|skip|abandon|discard|neglect|set\s+aside"
             r"|throw\s+out|cancel)\s+(?:all\s+|any\s+|every\s+|each\s+)?(?:of\s+)?(?:the\s+|your\s+"
             r"|my\s+|these\s+|those\s+|its\s+|whatever\s+)?(?:[\w'-]+\s+){0,2}?(?:instructions?"
             r"|prompts?|directives?|directions|rules?|guidelines|guardrails|commands|programming"
-            r"|orders|constraints|safety\s+polic(?:y|ies)|system\s+messages?|(?:prior|previous"
+            r"|orders|constraints|(?:safety|content|usage)\s+polic(?:y|ies)|system\s+messages?"
+            r"|(?:content\s+|safety\s+)?filters?|safety\s+checks?|moderation"
+            r"|(?:prior|previous"
             r"|above|earlier)\s+messages)\b"
             r"|\b(?:do\s+not|don't|stop)\s+(?:follow(?:ing)?|obey(?:ing)?)\s+(?:the\s+|your\s+"
             r"|any\s+)?(?:[\w'-]+\s+)?(?:instructions|rules|prompts?|guidelines|directives)\b"
             r"|\b(?:pay\s+no\s+attention\s+to|no\s+longer\s+(?:follow|bound\s+by|appl(?:y|ies)))"
             r"(?:\s+(?:the|your|any|previous|prior|above|earlier|original))*\s*(?:instructions"
             r"|rules|guidelines|directives)?\b"
-            r"|\bnew\s+(?:instructions|rules|directives?|orders)\s*(?::|follow|take\s+precedence"
+            r"|\bnew\s+(?:instructions|rules|directives?|orders|guidance)\s*(?::|follow|take\s+"
+            r"precedence"
             r"|for\s+you)"
             r"|\b(?:instructions|rules|guidance|directives)\s+(?:above|before|you\s+(?:were|have"
             r"\s+been)\s+given)\s+(?:are|is|were)\s+(?:void|cancel+ed|obsolete|outdated|revoked)"
             r"|\b(?:guidance|instructions)\s+you\s+received\s+(?:before|earlier)\b[^.]{0,30}"
-            r"\b(?:cancel+ed|void|revoked)",
+            r"\b(?:cancel+ed|void|revoked)"
+            r"|\bforget\s+(?:whatever|what|everything)\s+(?:the\s+\w+|you|they|i|we)\s+"
+            r"(?:said|told|wrote|were\s+told|asked)"
+            r"|\byour\s+(?:instructions|rules|orders|guidelines)\s+(?:have|has)\s+changed"
+            r"|\b(?:everything|anything|all|the\s+(?:text|context|content|instructions))\s+"
+            r"(?:above|before)(?:\s+this(?:\s+(?:line|point|message))?)?\s+(?:is|are|was|were)\s+"
+            r"(?:fake|false|outdated|void|invalid|obsolete|a\s+test|wrong)"
+            r"|\b(?:prior|previous|earlier|above|original|existing|your|all|the)\s+(?:instructions"
+            r"|directives|rules|guidelines|orders|guardrails)\s+(?:are|is|have\s+been|were)\s+"
+            r"(?:now\s+)?(?:cancel+ed|void|suspended|revoked|lifted|obsolete|outdated|disabled)"
+            r"|\b(?:follow|obey)\s+only\s+(?:the\s+)?(?:instructions|rules|orders)\s+(?:in|of"
+            r"|from)\s+this|\bdo\s+(?:whatever|what|everything)\s+this\s+(?:note|memory"
+            r"|message|page|document|text)\s+says|\bnot\s+what\s+your\s+(?:developers?|creators?"
+            r"|operators?|system\s+prompt)\s+(?:said|say|told)"
+            r"|\b(?:overrides?|supersedes?|replaces?|outranks?)\s+(?:the\s+|your\s+)(?:system\s+"
+            r"prompt|instructions|rules|guidelines)"
+            r"|\bignor(?:ez|e)\s+(?:toutes\s+)?les\s+instructions\s+(?:pr[ée]c[ée]dentes"
+            r"|ant[ée]rieures)|\bignora\s+(?:todas\s+)?las\s+instrucciones\s+(?:anteriores"
+            r"|previas)|\bignoriere\s+(?:alle\s+)?(?:vorherigen|bisherigen)\s+anweisungen",
             0), True,
         _g("instruction|prompt|directive|direction|rule|guideline|guardrail|command|"
-           "programming|order|constraint|polic|message|guidance|no longer|attention"),
+           "programming|order|constraint|polic|message|guidance|no longer|attention|forget|"
+           "above|before|filter|safety|moderation|this|instruc|anweisung"),
         "tells the reader to drop its instructions (ignore/disregard/override previous "
         "instructions, new instructions follow)"),
     PatternRule(
@@ -94,19 +123,27 @@ PATTERN_RULES: tuple[PatternRule, ...] = (
             r"|reply|speak|write|act|behave|sign|only|never|always|are|obey)\b"
             r"|\b(?:act|behave|respond)\s+as\s+(?:an?\s+)?"
             r"(?:unrestricted|unfiltered|uncensored|jailbroken|evil|dan\b)"
-            r"|\bpretend\s+(?:to\s+be|you\s+are)\s+(?:an?\s+)?(?:unrestricted|different|another"
-            r"|new|evil|my)\b|\benter\s+(?:developer|god|debug|admin|dan|jailbreak)\s+mode"
+            r"|\bpretend\s+(?:to\s+be|you\s+are)\s+(?:an?\s+|the\s+)?(?:unrestricted|different"
+            r"|another|new|evil|my|system|admin|administrator|developer|operator|root)\b|\benter\s+(?:developer|god|debug|admin|dan|jailbreak)\s+mode"
             r"|\b(?:developer|god|dan|jailbreak)\s+mode\s+(?:enabled|activated|on)\b"
-            r"|\byour\s+new\s+(?:role|persona|instructions|task|goal|job)\s+(?:is|are)\b",
+            r"|\byour\s+new\s+(?:role|persona|instructions|task|goal|job)\s+(?:is|are)\b"
+            r"|\byour\s+(?:real|actual|true|secret|hidden)\s+(?:task|goal|job|mission|purpose"
+            r"|instructions)\b|\bthe\s+real\s+(?:instructions|task)\s*(?::|are|is)"
+            r"|\byou\s+(?:have\s+been|are)\s+(?:freed|released|liberated|unshackled)\s+from"
+            r"|\brespond\s+as\s+['\"]?\w+bot\b|\bstop\s+being\s+(?:an?\s+)?(?:assistant|ai"
+            r"|helpful|safe)\b|\bact\s+as\s+my\s+(?:deceased|late|dead)\s+\w+",
             0), True,
-        _g("you are|from now on|act as|behave as|respond as|pretend|mode|your new"),
+        _g("you are|from now on|act as|behave as|respond as|pretend|mode|your |the real|"
+           "you have been|stop being"),
         "reassigns the reader's role or mode (you are now an unrestricted AI, your new "
         "role is, developer mode enabled)"),
     PatternRule(
         "impersonation", 1.0, re.compile(
             r"(?:^|\n)\s*\[?\s*(?:system|admin(?:istrator)?|developer|root|security|operator)"
             r"\s+(?:override|notice|directive|instruction|command|alert|message|update)s?\s*\]?"
-            r"\s*:|^\s*\[(?:system|admin|developer)\]"
+            r"\s*:|\[\s*(?:system|admin|developer)(?:\s+(?:message|notice|note|override"
+            r"|prompt))?\s*\]|\b(?:the\s+)?(?:admin|administrator|developer|operator|system)\s+"
+            r"says\s*:|\bnew\s+system\s+(?:prompt|message|instructions)\b"
             r"|\b(?:message|instruction|notice|order)s?\s+from\s+(?:the\s+|your\s+)?(?:system"
             r"|developers?|administrators?|admins?|operators?|openai|anthropic|creators?)\s*:"
             r"|\bthis\s+is\s+your\s+(?:system\s+)?(?:administrator|admin|developer|operator"
@@ -143,31 +180,52 @@ PATTERN_RULES: tuple[PatternRule, ...] = (
             r"(?:\s+(?:reading|processing|seeing|that\s+reads|who\s+reads))?"
             r"|\b(?:ai|llm|assistant|agent|model)s?\s+(?:reading|processing|retrieving)\s+this"
             r"|\bwhen\s+you\s+(?:read|see|retrieve|recall|load|encounter)\s+this\b"
-            r"|\bthe\s+(?:assistant|ai|model|llm|chatbot)\s+(?:must|shall|will\s+now|should\s+now)\b",
+            r"|\bif\s+(?:an?\s+|any\s+)?(?:ai|llm|assistant|model|agent|chatbot)\s+(?:reads"
+            r"|sees|processes|retrieves)\s+this\b"
+            r"|\bthe\s+(?:assistant|ai|model|llm|chatbot)\s+(?:must|shall|will\s+now"
+            r"|should\s+now)\b"
+            r"|(?:^|[.!?:]\s+)(?:hi|hello|hey|dear|attention|psa|(?:quick\s+)?(?:note|reminder"
+            r"|message)\s+(?:to|for))?\s*(?:the\s+|any\s+|all\s+)?(?:automated\s+)?(?:ai|llm"
+            r"|model|assistant|chatbot|bot)s?\s*[,:!]",
             0), True,
         _g("ai|llm|model|assistant|chatbot|agent|claude|gpt|when you"),
         "addresses the model that will read the memory"),
     PatternRule(
         "secrecy", 0.5, re.compile(
-            r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|mention|reveal|alert|notify|warn)"
-            r"\s+(?:this\s+to\s+)?(?:the\s+|your\s+)?(?:user|human|operator|owner|anyone)"
+            r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|mention|reveal|show|alert|notify|warn)"
+            r"\b[^.\n]{0,30}?\b(?:to\s+)?(?:the\s+|your\s+)?(?:user|human|operator|owner|anyone)"
+            r"|\bhidden\s+from\s+the\s+(?:user|human|operator)"
             r"|\bwithout\s+(?:telling|informing|asking|alerting|notifying)\s+(?:the\s+|your\s+)?"
             r"(?:user|human|operator|owner)|\bkeep\s+(?:this|it)\s+(?:secret|hidden|quiet)\s+"
             r"from\b|\b(?:silently|secretly|covertly|quietly)\s+(?:send|forward|upload|run"
-            r"|execute|add|include|append|insert|copy|change|delete|email)",
+            r"|execute|add|include|append|insert|copy|change|delete|email|replace|modify|alter)",
             0), True,
-        _g("tell|inform|mention|reveal|alert|notify|warn|without|keep this|keep it|"
-           "silently|secretly|covertly|quietly"),
+        _g("tell|inform|mention|reveal|show|alert|notify|warn|without|keep this|keep it|"
+           "hidden|silently|secretly|covertly|quietly"),
         "asks the reader to hide what it does from the user"),
+    PatternRule(
+        "user_manipulation", 0.5, re.compile(
+            r"\b(?:tell|ask|instruct|convince|persuade|urge)\s+(?:the\s+)?(?:user|human|customer)"
+            r"s?\s+to\s+(?:visit|go\s+to|open|click|enter|type|send|share|give|download|install"
+            r"|run|paste|reply\s+with)\b|\binstead\s+of\s+(?:answering|replying|responding"
+            r"|summari[sz]ing|helping|doing\s+what)\b",
+            0), True,
+        _g("user|human|customer|instead of"),
+        "steers the user (tell the user to visit/enter/download, instead of answering ...)"),
     PatternRule(
         "credential_request", 1.0, re.compile(
             _NEGATED + r"\b(?:reveal|print|output|dump|leak|disclose|expose|exfiltrate|repeat"
-            r"|recite|paste|echo|display|give\s+me|tell\s+me|show\s+me|send\s+me|share|list"
-            r"|include|write\s+out|read\s+out)\s+(?:back\s+)?(?:all\s+)?(?:of\s+)?(?:the\s+"
-            r"|your\s+|my\s+|any\s+|every\s+|their\s+|its\s+|the\s+user'?s'?\s+)?(?:full\s+|complete\s+|entire\s+"
-            r"|stored\s+|saved\s+|current\s+)?" + _SENSITIVE,
+            r"|recite|paste|echo|display|give\s+(?:me|us|him|her|them|the\s+\w+)|tell\s+me"
+            r"|show\s+me|send\s+me|share|list|include|append|attach|copy|write\s+out"
+            r"|read\s+out)\s+"
+            r"(?:back\s+)?(?:all\s+)?(?:of\s+)?(?:the\s+contents?\s+of\s+)?(?:the\s+|your\s+"
+            r"|my\s+|any\s+|every\s+|their\s+|its\s+|the\s+user'?s'?\s+)?(?:full\s+"
+            r"|complete\s+|entire\s+|stored\s+|saved\s+|current\s+|database\s+|admin\s+"
+            r"|root\s+|production\s+)?" + _SENSITIVE
+            + r"|\b(?:repeat|print|output|reveal|show|recite)\s+(?:everything|all(?:\s+the)?"
+            r"\s+text|the\s+text|all)\s+(?:above|before|preceding)\b",
             0), True,
-        SENSITIVE_GATE,
+        (*SENSITIVE_GATE, "above", "before", "preceding"),
         "asks for the system prompt, keys, passwords, tokens or the conversation"),
     PatternRule(
         "send_to", 1.0, re.compile(
@@ -212,7 +270,7 @@ PATTERN_RULES: tuple[PatternRule, ...] = (
             r"|^\s*(?:#{1,4}\s*)?(?:system|developer)\s*(?:message|prompt)?\s*:",
             0), True,
         _g("system|assistant|human|user|ai|developer|claude|chatgpt|gpt"),
-        "fake chat-turn headers (System:, Assistant:, a second Human: line)"),
+        "fake chat-turn headers (System:, Assistant:, a second Human: line)", windowed=False),
     PatternRule(
         "run_command", 1.0, re.compile(
             r"\b(?:curl|wget|iwr|invoke-webrequest)\b[^\n|;]{0,200}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b"
@@ -264,6 +322,11 @@ INVISIBLE = frozenset(map(chr, (0x200B, 0x200E, 0x200F, 0x2060, 0x2061, 0x2062, 
                                 0x2064, 0xFEFF, 0x180E, 0x034F, 0x061C, 0x115F, 0x1160,
                                 0x3164)))
 INVISIBLE_STRONG = 3  # this many invisible characters weigh the whole threshold
+# The same sets as character classes: one C-speed scan each instead of a
+# Python loop over every character.
+BIDI_CHARS = re.compile("[" + "".join(sorted(BIDI)) + "\U000e0000-\U000e007f]")
+INVISIBLE_CHARS = re.compile("[" + "".join(sorted(INVISIBLE)) + "]")
+HIDDEN_CHARS = re.compile("[" + "".join(sorted(BIDI | INVISIBLE)) + "\U000e0000-\U000e007f]")
 # Greek letters that are ordinary units or symbols beside Latin letters.
 GREEK_SYMBOLS = frozenset("μπΔΩαβγλσθτφχψωΣΠ")
 # Base64: a run this long (not all hex, mixed case and digits) is a blob.
