@@ -63,6 +63,7 @@ from brainkeep.core.verbs.common import estimate_tokens
 
 # The shortest line ("k: v (1)") is two tokens, so a budget holds at most
 # budget // 2 entries; no kind needs more rows than that (or than this cap).
+MIN_LINE_TOKENS = 2
 MAX_ROWS_PER_KIND = 1024
 
 
@@ -117,6 +118,8 @@ def render(stored: StoredMap, namespace: str, budget: int) -> OrientationMap:
     taken: dict[str, list[OrientationEntry]] = {kind: [] for kind in KINDS}
     used = 0
     for rank in range(max((len(q) for q in queues.values()), default=0)):
+        if budget - used < MIN_LINE_TOKENS:
+            break  # no line fits any more
         for kind in KINDS:
             if rank >= len(queues[kind]):
                 continue
@@ -168,7 +171,7 @@ def maintain(ctx: MnemoContext, filt: MemoryFilter, memories: Sequence[Memory],
 def read_map(store: OrientationRepository, namespace: str, *, source_id: str,
              scope: ReadScope, now: str, budget: int) -> OrientationMap:
     """A namespace's map as ``scope`` may see it, within ``budget`` (no write)."""
-    per_kind = min(budget // 2, MAX_ROWS_PER_KIND)
+    per_kind = min(budget // MIN_LINE_TOKENS, MAX_ROWS_PER_KIND)
     stored = store.orientation_read(namespace, source_id=source_id, scope=scope, now=now,
                                     per_kind=per_kind)
     return render(stored, namespace, budget)
