@@ -20,6 +20,7 @@ RELEVANCE_FLOOR = 0.3
 QUERY_LIMIT = 8
 ENTITY_FACTS = 5
 SNIPPET_CHARS = 480
+LINES_PER_PAGE = 4
 QUERY_CHARS = min(2000, MAX_QUERY_CHARS)  # a pasted log needs no more to find its topic
 # Resolutions that are the name itself, not a guess (core.entity_resolution VIAS).
 EXACT_VIAS = frozenset({"alias", "title", "slug"})
@@ -51,43 +52,35 @@ def fact_items(envelope: dict[str, Any], *, pinned: bool = False) -> list[Item]:
     return out
 
 
-def snippet(text: str, wanted: frozenset[str], limit: int = SNIPPET_CHARS) -> str:
-    """The lines of ``text`` that share the most words with the prompt, in order, within ``limit``.
+def best_lines(text: str, wanted: frozenset[str], *, most: int = LINES_PER_PAGE) -> list[str]:
+    """The lines of a chunk that share the most words with the prompt (best first).
 
-    Lines sharing none are left out (a transcript chunk's headers and other
-    turns), unless no line shares any: then the chunk's opening.
+    A line qualifies with at least half the best line's shared words, so a
+    pointed question gets its line, not every line naming the same project.
+    Markdown headings (a title again, a speaker) are skipped.
     """
     lines = [ln.strip().lstrip(">").strip() for ln in text.splitlines()]
-    # Markdown headings repeat the title or name a speaker: the text is below them.
-    lines = [ln for ln in lines if ln and not ln.startswith("#")] or [ln for ln in lines if ln]
+    lines = [ln for ln in lines if ln and not ln.startswith("#")]
     hits = {i: len(wanted & terms(ln)) for i, ln in enumerate(lines)}
-    ranked = sorted((i for i in hits if hits[i] > 0), key=lambda i: (-hits[i], i))
-    if not ranked:
-        ranked = list(hits)
-    chosen: list[int] = []
-    used = 0
-    for i in ranked:
-        piece = len(lines[i]) + 3
-        if used + piece > limit and chosen:
-            continue
-        chosen.append(i)
-        used += piece
-    out = " … ".join(lines[i] for i in sorted(chosen))
-    return out if len(out) <= limit else out[:limit - 1] + "…"
+    best = max(hits.values(), default=0)
+    if best == 0:
+        return []
+    keep = sorted((i for i in hits if hits[i] * 2 >= best), key=lambda i: (-hits[i], i))
+    return [ln if len(ln) <= SNIPPET_CHARS else ln[:SNIPPET_CHARS - 1] + "…"
+            for ln in (lines[i] for i in keep[:most])]
 
 
 def page_items(envelope: dict[str, Any], wanted: frozenset[str]) -> list[Item]:
+    """One item per relevant line of each page hit, keyed by the line (never shown twice)."""
     out = []
     for hit in envelope.get("results") or []:
         slug = str(hit.get("slug") or "")
         chunk = str(hit.get("chunk") or "")
         if not slug or not chunk:
             continue
-        title = str(hit.get("title") or slug)
-        text = f"{title}: {snippet(chunk, wanted)}"
-        # Keyed by what is shown: another prompt may need other lines of the same chunk.
-        digest = hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:12]
-        out.append(Item(f"page:{slug}#{digest}", "page", text, slug))
+        for line in best_lines(chunk, wanted):
+            digest = hashlib.sha1(f"{slug}\n{line}".encode("utf-8", "replace")).hexdigest()[:12]
+            out.append(Item(f"line:{digest}", "page", line, slug))
     return out
 
 
