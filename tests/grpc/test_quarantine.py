@@ -10,6 +10,8 @@ flag behind the server's back is found.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import grpc
 import pytest
 
@@ -107,3 +109,16 @@ def test_a_flag_cleared_behind_the_servers_back_is_found(stub, brain: Brain,
     assert not report.valid and report.first_broken is not None
     assert report.first_broken.id == held
     assert not stub.Verify(pb.VerifyRequest()).valid
+
+
+@pytest.mark.parametrize("agent", ["alice", "bob"])
+def test_replay_leaves_out_a_held_memory(stub, agent: str) -> None:
+    held = remember(stub, POISON, scope="public", thread_id="walrus")
+    clean = remember(stub, "The walrus cluster runs on 3 nodes", scope="public",
+                     thread_id="walrus")
+    now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+    reply = stub.Replay(pb.ReplayRequest(thread_id="walrus", agent_id=agent, as_of=now))
+    ids = [m.id for m in reply.memories]
+    assert held not in ids and POISON not in reply.checkpoint_json
+    if agent == "alice":
+        assert clean in ids

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from brainkeep.console.env import ConsolePage
-from brainkeep.console.pages import access, audit, entities, home, live, memories, search, usage
+from brainkeep.console.pages import (
+    access,
+    audit,
+    entities,
+    home,
+    live,
+    memories,
+    review,
+    search,
+    usage,
+)
 
 PAGES: tuple[ConsolePage, ...] = (
     home.PAGE,
@@ -13,5 +23,6 @@ PAGES: tuple[ConsolePage, ...] = (
     audit.PAGE,
     usage.PAGE,
     access.PAGE,
+    review.PAGE,
     live.PAGE,
 )
