@@ -72,6 +72,11 @@ class OrientationMixin:
         bind = named(params)
         where = (f"m.source_id = :source AND {readable(scope, now, bind, dialect=self.sql.dialect)}"
                  f" AND {live(now, bind)}")
+        # Driven from the namespace's rows, one source-row lookup each: the cost
+        # follows the namespace, not the brain. As a join, PostgreSQL's planner
+        # (which cannot estimate the scope's ORs) scanned every memory of the
+        # tenant first; OFFSET 0 keeps the EXISTS a per-row subplan there.
+        fence = self.sql.dialect.pick(sqlite="", postgres=" OFFSET 0")
         entries: list[StoredEntry] = []
         for kind in KINDS:
             bound: dict[str, Any] = {**params, "ns": row["id"], "kind": kind, "n": per_kind}
@@ -79,9 +84,9 @@ class OrientationMixin:
                 StoredEntry(kind, r["entry_key"], r["entry_value"], int(r["freq"]))
                 for r in self.sql.all(
                     "SELECT e.entry_key, e.entry_value, SUM(e.hits) AS freq "
-                    "FROM orientation_entries e JOIN memories m ON m.id = e.memory_id "
-                    f"WHERE e.namespace_id = :ns AND e.kind = :kind AND {where} "
-                    "GROUP BY e.entry_key, e.entry_value "
+                    "FROM orientation_entries e WHERE e.namespace_id = :ns AND e.kind = :kind "
+                    "AND EXISTS (SELECT 1 FROM memories m WHERE m.id = e.memory_id AND "
+                    f"{where}{fence}) GROUP BY e.entry_key, e.entry_value "
                     "ORDER BY freq DESC, e.entry_key, e.entry_value LIMIT :n",
                     bound,
                 )
