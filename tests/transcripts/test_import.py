@@ -9,6 +9,7 @@ from pathlib import Path
 from brainkeep.brain import Brain
 from brainkeep.core.context import LOCAL
 from brainkeep.core.transcripts import TranscriptImporter
+from tests.brain_engines import RawDatabase
 from tests.conftest import RunCli
 from tests.transcripts.conftest import FIXTURES
 
@@ -99,3 +100,97 @@ def test_an_appended_session_adds_only_the_new_turns(brain: Brain, tmp_path: Pat
     headings = [line for line in page.content.splitlines() if line.startswith("## ")]
     assert len(headings) == 5 and headings[-1] == "## user · 2026-03-02T09:20:00.000Z"
     assert page.frontmatter["transcript"]["last_turn"] == 4
+
+
+CHATGPT = FIXTURES / "chatgpt_conversations.json"
+CLAUDE_AI = FIXTURES / "claude_ai_conversations.json"
+PLANTED = ("ghp_R8mQ2vX7kLp4Tz9sNw3Yb6Hc1Fd5Gj0Ae2Ku", "AKIAQ7RZ3KLM5NOPW2XY", "Tr0ub4dor-and-3",
+           "sk-proj-Qz8Xw2Lm5Np7Rt4Vy1Bc3Df6Gh9Jk0Ls2Mn4Op6Qr8St1Uv3Wx5Yz7Ab9Cd1Ef3G",
+           "Fj0rd!Paddle2026")
+
+
+def test_chat_exports_become_pages_linked_to_the_people_they_mention(brain: Brain) -> None:
+    _person(brain, "people/priya-raman", "Priya Raman")
+    brain.pages.put_page("companies/northwind", "---\ntitle: Northwind Robotics\n"
+                         "aliases: [Northwind]\n---\nA customer.\n")
+    _person(brain, "people/mara-lind", "Mara Lind")
+    importer = TranscriptImporter(brain.pages)
+
+    gpt = importer.import_path(CHATGPT)
+    claude = importer.import_path(CLAUDE_AI)
+
+    assert (gpt.conversations, gpt.turns_added, claude.turns_added) == (1, 4, 3)
+    gpt_slug = "transcripts/chatgpt/65e3a1f0-1b2c-4d5e-8f90-a1b2c3d4e5f6"
+    assert sorted(link.to_slug for link in brain.pages.links(gpt_slug, LOCAL)) == [
+        "companies/northwind", "people/priya-raman"]
+    claude_slug = "transcripts/claude-ai/2b7e9c1d-4f3a-4e8b-9d2c-6a5f1e0b3c7d"
+    assert [link.to_slug for link in brain.pages.links(claude_slug, LOCAL)] == ["people/mara-lind"]
+    assert [link.from_slug for link in brain.pages.backlinks("people/mara-lind", LOCAL)] == [
+        claude_slug]
+
+
+def test_planted_secrets_never_reach_the_database(brain: Brain, home: Path) -> None:
+    importer = TranscriptImporter(brain.pages)
+    report = [importer.import_path(path) for path in (CLAUDE_CODE, CODEX, CHATGPT, CLAUDE_AI)]
+    assert sum(r.secrets_scrubbed for r in report) >= len(PLANTED)
+    brain.store.optimize()
+    db = RawDatabase(home)
+    try:
+        rows = db.execute("SELECT content FROM pages").fetchall()
+        texts = [r[0] for r in rows]
+        texts += [r[0] for r in db.execute("SELECT text FROM chunks").fetchall()]
+        texts += [str(r[0]) for r in db.execute("SELECT payload FROM events").fetchall()]
+    finally:
+        db.close()
+    assert len(texts) > 8
+    joined = "\n".join(texts)
+    assert "[secret:github-token]" in joined and "[secret:url-password]" in joined
+    for secret in PLANTED:
+        assert secret not in joined
+    files = list(home.glob("*.db*"))
+    if files:  # SQLite: every byte of the file and its WAL (FTS tables, free pages too)
+        data = b"".join(p.read_bytes() for p in files)
+        assert len(data) > 10_000
+        for secret in PLANTED:
+            assert secret.encode() not in data
+
+
+def test_a_long_conversation_is_split_into_parts_and_an_append_crosses_a_boundary(
+    brain: Brain, tmp_path: Path
+) -> None:
+    session = tmp_path / "long.jsonl"
+    sid = "9d0e1f2a-0000-4000-8000-00000000abcd"
+
+    def lines(start: int, stop: int) -> str:
+        return "".join(json.dumps({
+            "type": "user" if i % 2 == 0 else "assistant", "sessionId": sid, "uuid": f"u{i}",
+            "timestamp": f"2026-03-0{1 + i // 1000}T10:{(i // 60) % 60:02d}:{i % 60:02d}Z",
+            "message": {"role": "user" if i % 2 == 0 else "assistant",
+                        "content": f"turn {i} about the harbour crane " + "word " * 1000},
+        }) + "\n" for i in range(start, stop))
+
+    session.write_text(lines(0, 60), encoding="utf-8")
+    importer = TranscriptImporter(brain.pages)
+    first = importer.import_path(session)
+    assert first.turns_added == 60 and len(first.slugs) >= 4
+    assert first.pages_written == len(first.slugs)
+    base = f"transcripts/claude-code/{sid}"
+    assert first.slugs[0] == base and first.slugs[1] == f"{base}/part-2"
+    for slug in first.slugs:
+        assert len(brain.pages.get_page(slug, LOCAL).content.encode()) <= 70_000
+    untouched = {s: brain.pages.get_page(s, LOCAL).content_hash for s in first.slugs[:-1]}
+
+    with session.open("a", encoding="utf-8") as out:
+        out.write(lines(60, 75))
+    second = importer.import_path(session)
+
+    assert second.turns_added == 15 and second.turns_skipped == 60
+    assert len(second.slugs) > len(first.slugs)
+    added_parts = len(second.slugs) - len(first.slugs)
+    # New parts, plus the old last part when the first new turns still fit in it.
+    assert second.pages_written in (added_parts, added_parts + 1)
+    for slug, digest in untouched.items():
+        assert brain.pages.get_page(slug, LOCAL).content_hash == digest
+    last = brain.pages.get_page(second.slugs[-1], LOCAL)
+    assert last.frontmatter["transcript"]["last_turn"] == 74
+    assert "> turn 74 about the harbour crane" in last.content
