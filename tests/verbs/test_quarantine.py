@@ -186,3 +186,14 @@ def test_reads_mark_their_text_as_data(poisoned: tuple[VerbHarness, dict[str, An
         origin = h.ok(op, **params)["content_origin"]
         assert origin["kind"] == "stored_data" and origin["instructions"] is False
     assert "content_origin" not in h.ok("remember", fact="Bob likes tea", provenance="t")
+
+
+def test_incremental_verify_walks_a_release(poisoned: tuple[VerbHarness, dict[str, Any]]) -> None:
+    h, _ = poisoned
+    # A clean full walk with `now` records its head as proved.
+    assert verify_brain(h.brain.store, now=h.brain.clock.now_ts()).valid
+    [entry] = _pending(h)
+    h.brain.quarantine.release(entry.id, LOCAL)
+    report = verify_brain(h.brain.store, since_verified=True)
+    assert report.valid and report.mode == "incremental"
+    assert report.events_checked == 1  # the memory.release event alone
