@@ -2,7 +2,7 @@
 
     python bench/locomo.py [--data ../shared/data/locomo/locomo-dev.json]
         [--conversations conv-26,conv-30] [--modes hybrid,keyword,vector]
-        [--model all-MiniLM-L6-v2] [--cache DIR] [--jobs 2] [--json OUT]
+        [--model all-MiniLM-L6-v2] [--sparse] [--cache DIR] [--jobs 2] [--json OUT]
 
 One brain per conversation, built through the public verbs only: a real
 ``brainkeep serve`` over stdio, driven by the official MCP client (as
@@ -12,7 +12,10 @@ is one ``put_page``: body ``"<speaker> (<session date>): <text>"``, title
 per conversation; the bench keeps slug -> dia_id, so no slug encodes an
 answer). Every question of categories 1-4 is then asked as
 ``recall(query, limit=10)``, once per search mode (config ``search.mode``:
-hybrid, keyword, vector; the server is restarted per mode on the same brain).
+hybrid, keyword, vector; with ``--sparse`` the learned-sparse arm is on
+(config ``sparse.provider local``) and the modes may name it: sparse,
+keyword+sparse, vector+sparse, keyword+vector; the server is restarted per
+mode on the same brain).
 
 Scoring. recall returns ``facts[]`` and ``results[]``; this bench writes no
 facts, so ``facts[]`` is empty and only ``results[]`` (one entry per page,
@@ -67,14 +70,14 @@ def cli(home: Path, *args: str) -> None:
                    check=True, capture_output=True)
 
 
-def home_for(cache: Path, conv: Conversation, model: str) -> Path:
-    return cache / f"{conv.sample_id}-{model.replace('/', '_')}"
+def home_for(cache: Path, conv: Conversation, model: str, sparse: bool = False) -> Path:
+    return cache / f"{conv.sample_id}-{model.replace('/', '_')}{'-sparse' if sparse else ''}"
 
 
-def prepare(home: Path, conv: Conversation, model: str) -> bool:
+def prepare(home: Path, conv: Conversation, model: str, sparse: bool = False) -> bool:
     """Init the brain (once); True when its pages still have to be written."""
     marker = home / "locomo-built.json"
-    expected = {"turns": len(conv.turns), "model": model}
+    expected = {"turns": len(conv.turns), "model": model, **({"sparse": True} if sparse else {})}
     if marker.exists() and json.loads(marker.read_text()) == expected:
         return False
     if home.exists():
@@ -84,6 +87,8 @@ def prepare(home: Path, conv: Conversation, model: str) -> bool:
     cli(home, "config", "set", "embeddings.provider", "local")
     if model:
         cli(home, "config", "set", "embeddings.model", model)
+    if sparse:
+        cli(home, "config", "set", "sparse.provider", "local")
     return True
 
 
@@ -121,16 +126,16 @@ async def session(home: Path, conv: Conversation, build: bool, mode: str | None
     return rows
 
 
-def run_conversation(job: tuple[Conversation, Path, str, tuple[str, ...]]
+def run_conversation(job: tuple[Conversation, Path, str, tuple[str, ...], bool]
                      ) -> dict[str, list[QueryRow]]:
-    conv, cache, model, modes = job
-    home = home_for(cache, conv, model)
+    conv, cache, model, modes, sparse = job
+    home = home_for(cache, conv, model, sparse)
     out: dict[str, list[QueryRow]] = {}
-    if prepare(home, conv, model):
+    if prepare(home, conv, model, sparse):
         started = time.perf_counter()
         anyio.run(session, home, conv, True, None)
-        (home / "locomo-built.json").write_text(json.dumps({"turns": len(conv.turns),
-                                                            "model": model}))
+        (home / "locomo-built.json").write_text(json.dumps(
+            {"turns": len(conv.turns), "model": model, **({"sparse": True} if sparse else {})}))
         print(f"{conv.sample_id}: {len(conv.turns)} put_page in "
               f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
     for mode in modes:
@@ -155,6 +160,8 @@ def main() -> None:
     parser.add_argument("--conversations", default="", help="comma-separated sample ids")
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--model", default="", help="embeddings.model (blank: the default)")
+    parser.add_argument("--sparse", action="store_true",
+                        help="turn the learned-sparse arm on (sparse.provider local)")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", type=Path, help="also write summaries and per-query rows")
@@ -164,7 +171,7 @@ def main() -> None:
     if not convs:
         raise SystemExit(f"no conversation of {only} in {args.data}")
     modes = tuple(m for m in args.modes.split(",") if m)
-    jobs = [(c, args.cache, args.model, modes) for c in convs]
+    jobs = [(c, args.cache, args.model, modes, args.sparse) for c in convs]
     if args.jobs > 1 and len(jobs) > 1:
         with multiprocessing.get_context("spawn").Pool(min(args.jobs, len(jobs))) as pool:
             parts = pool.map(run_conversation, jobs, chunksize=1)
@@ -176,7 +183,8 @@ def main() -> None:
             rows.setdefault(name, []).extend(r)
     summaries = {name: summarize(r) for name, r in rows.items()}
     print(f"LoCoMo {', '.join(c.sample_id for c in convs)}: {sum(len(c.turns) for c in convs)} "
-          f"turns, recall(query, limit={LIMIT}), model {args.model or 'default'}\n")
+          f"turns, recall(query, limit={LIMIT}), model {args.model or 'default'}"
+          f"{', sparse arm on' if args.sparse else ''}\n")
     print(table(summaries))
     if args.json:
         args.json.write_text(json.dumps(

@@ -1,9 +1,10 @@
 """Retrieval quality: keyword-only vs hybrid on a labelled set that ships in the repo.
 
-    python bench/retrieval_eval.py [--data bench/data/retrieval_eval.json] [--json OUT]
+    python bench/retrieval_eval.py [--data bench/data/retrieval_eval.json] [--sparse] [--json OUT]
 
 For each mode (``keyword``: no embedding provider; ``hybrid``: the local
-all-MiniLM-L6-v2 model) a fresh brain is built from the data file: pages
+all-MiniLM-L6-v2 model; ``--sparse`` adds the learned-sparse arm,
+SPLADE-tiny, to both) a fresh brain is built from the data file: pages
 through ``put_page``, facts through ``remember`` (entity, kind, session and
 a session provenance), all as the local caller. Every query then runs once
 through the ``recall`` verb (dispatcher, ``limit`` 10 per arm) exactly as an
@@ -109,9 +110,10 @@ def build(brain: Brain, data: dict[str, Any]) -> dict[str, tuple[str, str]]:
     return ids
 
 
-def evaluate(mode: str, data: dict[str, Any], embedder: Any) -> Scores:
+def evaluate(mode: str, data: dict[str, Any], embedder: Any, sparse: Any = None) -> Scores:
     home = Path(tempfile.mkdtemp(prefix=f"bk-eval-{mode}-"))
-    brain = open_brain(load_settings(home, env={}), embedder=embedder, chat=None)
+    brain = open_brain(load_settings(home, env={}), embedder=embedder, chat=None,
+                       sparse_encoder=sparse)
     try:
         started = time.perf_counter()
         ids = build(brain, data)
@@ -171,13 +173,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--json", type=Path, help="also write the summaries here")
+    parser.add_argument("--sparse", action="store_true", help="add the learned-sparse arm")
     args = parser.parse_args()
     data = json.loads(args.data.read_text(encoding="utf-8"))
     from brainkeep.providers.local_embeddings import LocalEmbeddingProvider
 
     model = LocalEmbeddingProvider()
-    results = {"keyword": evaluate("keyword", data, None),
-               "hybrid": evaluate("hybrid", data, model)}
+    sparse = None
+    if args.sparse:
+        from brainkeep.providers.sparse_encoder import SparseEncoder
+
+        sparse = SparseEncoder()
+    results = {"keyword": evaluate("keyword", data, None, sparse),
+               "hybrid": evaluate("hybrid", data, model, sparse)}
     types = sorted({q["type"] for q in data["queries"]})
     counts: dict[str, int] = defaultdict(int)
     for q in data["queries"]:

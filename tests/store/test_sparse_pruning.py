@@ -52,6 +52,7 @@ def fill(brain: Brain, chunks: list[tuple], seed: int) -> SQLiteSparseIndex:
     rng = np.random.default_rng(seed)
     index = brain.search_index.sparse(MODEL)
     assert isinstance(index, SQLiteSparseIndex)
+    index.scan_max = 0  # the corpus is small: force the threshold algorithm
     rows = [NewSparse(CHUNK, cid, brain.source_id, page, bool(rng.random() < 0.2), MODEL, "h",
                       random_vector(rng, 24)) for cid, page, _ in chunks]
     with brain.store.transaction():
@@ -81,6 +82,7 @@ def test_a_common_term_is_not_read_to_its_end(corpus: tuple[Brain, list[tuple]])
     brain, chunks = corpus
     index = brain.search_index.sparse(MODEL)
     assert isinstance(index, SQLiteSparseIndex)
+    index.scan_max = 0
     rng = np.random.default_rng(7)
     # Term 0 in every row with spread impacts; term 1 rare and strong.
     rows = [NewSparse(CHUNK, cid, brain.source_id, page, False, MODEL, "h",
@@ -94,6 +96,9 @@ def test_a_common_term_is_not_read_to_its_end(corpus: tuple[Brain, list[tuple]])
     assert hits == index.scan(CHUNK, query, PageScope(True), 3)
     postings = ROWS + 3
     assert index.last_postings_read < postings / 2, index.last_postings_read
+    index.scan_max = ROWS  # a small kind is scored whole, with the same answer
+    assert index.search(CHUNK, query, PageScope(True), 3) == hits
+    assert index.last_postings_read == 0
 
 
 def test_postings_of_gone_rows_are_skipped_and_pruned(corpus: tuple[Brain, list[tuple]]) -> None:

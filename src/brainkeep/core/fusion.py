@@ -64,6 +64,8 @@ class PageRanking:
         keyword_weight, vector_weight, title_weight, sparse_weight: Per-list
             weights (``sparse_weight``: the learned-sparse chunk list, when
             the brain has that arm).
+        sparse_min_score: Learned-sparse hits below this dot product are
+            dropped (every text shares a faint term or two with any query).
         exact_name_boost: Added when the query IS a page's title or alias.
         title_phrase_boost: Whether a title contained in the query adds one
             top-rank term.
@@ -111,6 +113,7 @@ class PageRanking:
     feedback_weight: float = 0.1
     vector_query: str = "raw"
     sparse_weight: float = 0.5
+    sparse_min_score: float = 0.0
 
     def term(
         self, rank: int, score: float, best: float, weight: float, worst: float = 0.0
@@ -182,7 +185,9 @@ class PageFusion:
 
     def add_sparse(self, hits: list[ScoredId], *, complete: bool = True) -> None:
         """Chunks by learned-sparse score (dot products, positive), best first."""
-        self.add_chunks(hits, weight=self.ranking.sparse_weight, complete=complete)
+        kept = [h for h in hits if h.score >= self.ranking.sparse_min_score]
+        self.add_chunks(kept, weight=self.ranking.sparse_weight,
+                        complete=complete or len(kept) < len(hits))
 
     def add_pages(self, hits: list[ScoredId]) -> None:
         """A best-first list of pages by title/alias BM25 (the title arm)."""

@@ -39,6 +39,9 @@ from brainkeep.store.sqlite.engine import SQLiteEngine
 IMPACT_SCALE = 100.0
 VOCAB_SIZE = 30522
 FIRST_BLOCK = 32
+# Up to this many rows one vectorised pass over every stored vector is
+# cheaper than the rounds of the threshold algorithm (bench/sparse_speed.py).
+SCAN_MAX = 4000
 MAX_BLOCK = 8192
 _FORWARD_BATCH = 500  # ids per random-access read (SQLite's bound-parameter budget)
 
@@ -57,14 +60,31 @@ def unpack(blob: bytes) -> tuple[np.ndarray, np.ndarray]:
     return values[:half].astype(np.int64), values[half:].astype(np.float64)
 
 
+def dot_products(blobs: Sequence[bytes], weights: np.ndarray) -> np.ndarray:
+    """Each stored vector's dot product with the dense query ``weights`` (float64), at once."""
+    if not blobs:
+        return np.zeros(0)
+    lengths = np.array([len(b) // 4 for b in blobs], dtype=np.int64)
+    flat = np.frombuffer(b"".join(blobs), dtype="<u2")
+    ends = np.cumsum(lengths)
+    within = np.arange(int(ends[-1])) - np.repeat(ends - lengths, lengths)
+    terms_at = np.repeat(2 * (ends - lengths), lengths) + within
+    contributions = weights[flat[terms_at]] * flat[terms_at + np.repeat(lengths, lengths)]
+    rows = np.repeat(np.arange(len(blobs)), lengths)
+    return np.bincount(rows, weights=contributions, minlength=len(blobs)) / IMPACT_SCALE
+
+
 class SQLiteSparseIndex(SparseRows):
     """``SparseIndex`` over one SQLite brain's source and model."""
 
     column = "terms"
 
-    def __init__(self, db: SQLiteEngine, source_id: str, model: str) -> None:
+    def __init__(self, db: SQLiteEngine, source_id: str, model: str, *,
+                 scan_max: int = SCAN_MAX) -> None:
+        """``scan_max``: a kind holding at most this many rows is scored whole (``scan``)."""
         super().__init__(SQL(db, SQLITE), db, source_id, model)
-        self.last_postings_read = 0  # of the last search (bench/sparse_search.py)
+        self.scan_max = scan_max
+        self.last_postings_read = 0  # of the last search (bench/sparse_speed.py)
 
     def _vector_param(self, vector: SparseTerms) -> bytes:
         return pack(vector)
@@ -109,6 +129,9 @@ class SQLiteSparseIndex(SparseRows):
         if k <= 0 or not len(query):
             self.last_postings_read = 0
             return []
+        if self._few_rows(kind):
+            self.last_postings_read = 0
+            return self.scan(kind, query, scope, k)
         private = vector_sees_private(scope)
         weights = np.zeros(VOCAB_SIZE, dtype=np.float64)
         weights[query.terms] = query.weights
@@ -156,11 +179,20 @@ class SQLiteSparseIndex(SparseRows):
         rows = self.db.all(
             "SELECT item_id, page_id, private, terms FROM sparse_vectors "
             "WHERE kind = ? AND source_id = ? AND model = ?", (kind, self.source_id, self.model))
-        scored = [(self._dot(r[3], weights), int(r[0]), r[1]) for r in rows
-                  if private or not r[2]]
-        scored = [s for s in scored if s[0] > 0]
-        scored.sort(key=lambda s: (-s[0], s[1]))
-        return [ScoredId(item, int(page or 0), score) for score, item, page in scored[:k]]
+        rows = [r for r in rows if private or not r[2]]
+        scores = dot_products([r[3] for r in rows], weights)
+        order = sorted((i for i in range(len(rows)) if scores[i] > 0),
+                       key=lambda i: (-scores[i], int(rows[i][0])))[:k]
+        return [ScoredId(int(rows[i][0]), int(rows[i][1] or 0), float(scores[i])) for i in order]
+
+    def _few_rows(self, kind: str) -> bool:
+        if self.scan_max <= 0:
+            return False
+        held = self.db.scalar(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM sparse_vectors WHERE kind = ? "
+            "AND source_id = ? AND model = ? LIMIT ?)",
+            (kind, self.source_id, self.model, self.scan_max + 1))
+        return int(held) <= self.scan_max
 
     def _postings(self, kind: str, term: int, after: tuple[int, int] | None,
                   limit: int) -> list[Any]:
@@ -176,7 +208,7 @@ class SQLiteSparseIndex(SparseRows):
     def _score(self, kind: str, items: set[int], weights: np.ndarray,
                private: bool) -> list[tuple[int, int, float]]:
         """(item, page, exact score) of the rows among ``items`` this search may return."""
-        out = []
+        out: list[tuple[int, int, float]] = []
         ordered = sorted(items)
         for lo in range(0, len(ordered), _FORWARD_BATCH):
             listed = ",".join(str(i) for i in ordered[lo : lo + _FORWARD_BATCH])
@@ -184,15 +216,8 @@ class SQLiteSparseIndex(SparseRows):
                 "SELECT item_id, page_id, private, terms FROM sparse_vectors "
                 f"WHERE kind = ? AND item_id IN ({listed}) AND source_id = ? AND model = ?",
                 (kind, self.source_id, self.model))
-            for r in rows:
-                if private or not r[2]:
-                    score = self._dot(r[3], weights)
-                    if score > 0:
-                        out.append((int(r[0]), int(r[1] or 0), score))
+            rows = [r for r in rows if private or not r[2]]
+            scores = dot_products([r[3] for r in rows], weights)
+            out.extend((int(r[0]), int(r[1] or 0), float(score))
+                       for r, score in zip(rows, scores, strict=True) if score > 0)
         return out
-
-    @staticmethod
-    def _dot(blob: bytes, weights: np.ndarray) -> float:
-        terms, impacts = unpack(blob)
-        return float(weights[terms] @ impacts) / IMPACT_SCALE
-
