@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from brainkeep.core.query import STOPWORDS
-from brainkeep.core.verbs.common import estimate_tokens
+from brainkeep.core.text_budget import estimate_tokens
 
 # A prompt term is a word of 3+ letters or digits that is no function word.
 _WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from brainkeep.core.ambient.relevance import Item
-from brainkeep.core.verbs.common import clean_line
+from brainkeep.core.text_budget import clean_line
 
 TAG = "brainkeep-memory"
 NOTICE = (

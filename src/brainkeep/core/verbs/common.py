@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from brainkeep.core import validate
 from brainkeep.core.clock import format_ts, parse_ts
 from brainkeep.core.limits import MAX_ENTITIES, MAX_SINCE_DAYS
+from brainkeep.core.text_budget import clean_line, estimate_tokens  # noqa: F401 - re-exported
 from brainkeep.errors import InvalidInput
 
 PROTOCOL_VERSION = 1
@@ -105,11 +106,6 @@ def parse_budget(value: Any) -> int | None:
     return int(math.floor(value))
 
 
-def estimate_tokens(text: str | None) -> int:
-    """The char/4 token estimate (±10–15%)."""
-    return math.ceil(len(text) / 4) if text else 0
-
-
 @dataclass(frozen=True)
 class Packed:
     """Result of packing: the kept prefix and the accounting."""
@@ -172,17 +168,6 @@ def parse_entities(value: Any) -> list[str]:
     parts = value if isinstance(value, list) else str(value).split(",")
     names = [str(p).strip() for p in parts if str(p).strip()]
     return names[:MAX_ENTITIES]
-
-
-def clean_line(text: str | None) -> str:
-    """One-line, comment-safe text for the injectable envelope.
-
-    Newlines could forge a section header and `-->` could close the marker
-    comment, so stored text cannot pose as instructions.
-    """
-    if not text:
-        return ""
-    return " ".join(str(text).split()).replace("-->", "--\u200b>")
 
 
 ENVELOPE_MARKER = (
