@@ -88,6 +88,18 @@ def test_purge_and_hard_delete_remove_a_memory_s_entries(store: Store) -> None:
     assert _read(store, "ops", "alice").entries == ()
 
 
+def test_a_redaction_leaves_no_entry_quoting_the_text(store: Store) -> None:
+    a = _memory(store, "Alice Chen")
+    b = _memory(store, "Alice Chen on port 5432")
+    _record(store, None, "ops", [(a.id, ALICE), (b.id, ALICE), (b.id, PORT)])
+    with store.transaction():
+        store.mnemo_redact(b.id, NOW, "[REDACTED]")
+    got = _read(store, "ops", "alice", trusted=True)
+    assert got.entries == (StoredEntry("entity", "Alice Chen", "name", 1),)
+    with store.transaction():
+        assert store.orientation_purge([b.id]) == 0  # nothing of it was left
+
+
 def test_concurrent_writers_on_two_instances_lose_no_count(engine: Engine, store: Store) -> None:
     memory = _memory(store, "Alice Chen")
     second = engine.open()

@@ -275,6 +275,8 @@ class MnemoMixin(MemoryTextUpkeep):
             (placeholder, now, now, now, memory_id),
         )
         self._fts_memory_removed(memory_id)
+        # The orientation cache's entries quote the text (migration 0017).
+        self.sql.execute("DELETE FROM orientation_entries WHERE memory_id = ?", (memory_id,))
 
     def mnemo_set_importance(self, memory_id: int, importance: float, now: str) -> None:
         self.sql.execute(
