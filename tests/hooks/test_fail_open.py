@@ -120,3 +120,14 @@ def test_a_hook_works_again_once_the_failure_is_gone(seeded: Hooks) -> None:
     done = seeded.run("claude-code", "user-prompt", prompt=PROMPT)
     assert b"Stripe" in done.stdout
     assert seeded.heartbeat()[-1]["code"] == "ok"
+
+
+def test_a_socket_directory_others_can_enter_is_refused(seeded: Hooks) -> None:
+    """A shared, open directory could hold someone else's fake ambient server."""
+    from brainkeep.hooks.backend import socket_path
+
+    folder = socket_path(seeded.home, seeded.env).parent
+    folder.mkdir(parents=True)
+    folder.chmod(0o777)
+    failed_open(seeded, seeded.run("claude-code", "user-prompt", prompt=PROMPT), "unavailable")
+    assert not list(folder.iterdir())  # no server was started there

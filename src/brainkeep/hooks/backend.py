@@ -57,6 +57,22 @@ def socket_path(home: Path, env: dict[str, str] | os._Environ[str]) -> Path:
     return base / f"brainkeep-{os.getuid()}" / f"{name}.sock"
 
 
+def private_dir(path: Path) -> bool:
+    """Whether ``path`` is a directory only this user can enter (made so when missing).
+
+    The socket directory lives in a shared /tmp: another user who created it
+    first could serve a fake ambient server there and write into the agent's
+    context, so a directory not ours, or open to others, is refused.
+    """
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return info.st_uid == os.getuid() and not info.st_mode & 0o077 and path.is_dir() \
+        and not path.is_symlink()
+
+
 class LocalBackend:
     """The per-brain ambient server over a Unix socket, started when none answers."""
 
@@ -71,6 +87,8 @@ class LocalBackend:
         self.spawned = False
 
     def _connect(self) -> socket.socket:
+        if not private_dir(self.path.parent):
+            raise HookFailure("unavailable")
         while True:
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             sock.settimeout(self.deadline.left())
@@ -91,7 +109,6 @@ class LocalBackend:
 
         self.spawned = True
         self.deadline.end += COLD_START_S
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         log_dir = self.home / "hooks"
         log_dir.mkdir(parents=True, exist_ok=True)
         with open(log_dir / "daemon.log", "ab") as log:

@@ -36,6 +36,7 @@ from brainkeep.brain import Brain, open_brain
 from brainkeep.config import load_settings
 from brainkeep.core.context import Caller
 from brainkeep.errors import BrainkeepError
+from brainkeep.hooks.backend import private_dir
 from brainkeep.ops.registry import open_dispatcher
 
 log = logging.getLogger("brainkeep.hooks.daemon")
@@ -144,8 +145,10 @@ class _Handler(socketserver.StreamRequestHandler):
 
 
 def _bind(path: Path) -> _Server | None:
-    """The server on ``path``, or None when a live one already answers there."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    """The server on ``path``, or None when a live one already answers there (or it is unsafe)."""
+    if not private_dir(path.parent):
+        log.error("refusing %s: not a directory only this user can enter", path.parent)
+        return None
     if path.exists():
         probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
