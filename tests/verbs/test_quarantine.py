@@ -197,3 +197,13 @@ def test_incremental_verify_walks_a_release(poisoned: tuple[VerbHarness, dict[st
     report = verify_brain(h.brain.store, since_verified=True)
     assert report.valid and report.mode == "incremental"
     assert report.events_checked == 1  # the memory.release event alone
+
+
+def test_putting_a_held_page_again_still_says_held(harness: VerbHarness) -> None:
+    harness.brain.pages.put_page("notes/evil", POISON_PAGE)
+    again = harness.brain.pages.put_page("notes/evil", POISON_PAGE)
+    assert again.status == "unchanged" and again.quarantined
+    [entry] = _pending(harness)
+    harness.brain.quarantine.release(entry.id, LOCAL)
+    after = harness.brain.pages.put_page("notes/evil", POISON_PAGE)
+    assert after.status == "unchanged" and not after.quarantined

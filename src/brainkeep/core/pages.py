@@ -135,7 +135,7 @@ class PageService:
             if current is not None and current.content_hash == page_hash(content):
                 # The same bytes were parsed when stored: skip the parse, so
                 # re-importing an unchanged folder costs one read per file.
-                return PutResult(current, "unchanged")
+                return self._unchanged(current)
         draft = self.draft(slug, content)
         verdict = injection.scan(draft.content)
         asked = draft.parsed.visibility
@@ -154,7 +154,7 @@ class PageService:
             if existing and not existing.deleted_at and _hidden_from(caller, existing):
                 raise NotFound(f"No page {slug!r}.", field="slug")
             if existing and not existing.deleted_at and existing.content_hash == draft.content_hash:
-                return PutResult(existing, "unchanged")
+                return self._unchanged(existing)
             now = self.clock.now_ts()
             page = self.store.save_page(draft, now, existing=existing)
             if self.embedder is not None and vectors is not None:
@@ -167,6 +167,11 @@ class PageService:
             elif existing is not None:
                 clear_page(self.store, page, now, actor=actor)
         return PutResult(page, status, verdict.quarantined)
+
+    def _unchanged(self, page: Page) -> PutResult:
+        """``unchanged``, and whether the stored page is still held (only a private one can be)."""
+        entry = self.store.held_entry_for("page", str(page.id)) if page.is_private else None
+        return PutResult(page, "unchanged", entry is not None and entry.status == "pending")
 
     def _log(self, page: Page, kind: str, now: str, actor: str, **fields: object) -> None:
         """Append a page event recording the row's content and access state as it stands."""
