@@ -8,9 +8,9 @@ by several processes on one brain agree. The rules (docs/grpc.md,
 - **entities** — each tag (value ``tag``); ``@handles`` (``mention``);
   words with an inner capital, or a capital and a digit, like ``PostgreSQL``
   or ``S3`` (``identifier``); and names: runs of up to four
-  Title-case words (``Alice Chen``), where a single word counts only away
-  from a sentence start and a sentence-initial function word (``When``,
-  ``The``) is dropped from a run (``name``);
+  Title-case words (``Alice Chen``), where function words (``When``,
+  ``The``) at either end of a run are dropped and a single word counts only
+  away from a sentence start (``name``);
 - **constants** — ``key = value`` / ``key := value`` for an identifier key,
   and ``key: value`` when the value looks like a constant (starts with a
   digit, is quoted or back-quoted, or is a path); the value is the key's;
