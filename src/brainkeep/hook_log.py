@@ -133,6 +133,20 @@ def workspace_state(home: Path, workspace: str) -> StateFile:
     return StateFile(hooks_dir(home) / "workspaces" / f"{_digest(workspace)}.json")
 
 
+def prune_sessions(home: Path, *, max_age_days: float = 14.0) -> int:
+    """Delete session state files untouched for ``max_age_days`` (run at session start)."""
+    cutoff = time.time() - max_age_days * 86_400
+    removed = 0
+    try:
+        for path in (hooks_dir(home) / "sessions").glob("*.json"):
+            if path.stat().st_mtime < cutoff:
+                path.unlink(missing_ok=True)
+                removed += 1
+    except OSError:
+        pass
+    return removed
+
+
 def remember_seen(state: StateFile, keys: Iterable[str]) -> None:
     seen = list(state.data.get("seen") or [])
     seen += [k for k in keys if k not in set(seen)]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import time
+from pathlib import Path
 from typing import Any
 
 from brainkeep.core.ambient.digest import session_digest, workspace_cursor
@@ -97,3 +100,15 @@ def test_session_digest_sections_and_workspace_cursor() -> None:
     assert digest.text.count("Invoices at 06:00") == 1  # changed and recent: shown once
     assert "## Changed since the last session here" in digest.text
     assert "/w/billing" not in workspace_cursor("/w/billing")
+
+
+def test_old_session_state_is_pruned(tmp_path: Path) -> None:
+    from brainkeep import hook_log
+
+    old = hook_log.session_state(tmp_path, "claude-code", "old")
+    new = hook_log.session_state(tmp_path, "claude-code", "new")
+    old.save()
+    new.save()
+    os.utime(old.path, (time.time() - 20 * 86_400,) * 2)
+    assert hook_log.prune_sessions(tmp_path) == 1
+    assert new.path.exists() and not old.path.exists()

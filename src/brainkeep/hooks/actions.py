@@ -46,6 +46,7 @@ def act(event: HookEvent, backend: LocalBackend | RemoteBackend, home: Path,
 def _start(event: HookEvent, backend: LocalBackend | RemoteBackend, home: Path, env: Env,
            session: hook_log.StateFile) -> tuple[str, dict[str, Any]]:
     workspace = hook_log.workspace_state(home, event.cwd)
+    hook_log.prune_sessions(home)
     if event.source in FRESH_CONTEXT:
         session.data["seen"] = []
     digest = session_digest(
