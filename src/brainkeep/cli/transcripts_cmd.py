@@ -87,6 +87,8 @@ def import_(cli: CliContext, paths: tuple[Path, ...], fmt: str, private: bool) -
             f"{report.secrets_scrubbed} secrets scrubbed"
             + (f"; {report.skipped_lines} unreadable lines skipped" if report.skipped_lines
                else "")
+            + (f"; {report.quarantined} pages held for review as possible injections "
+               "(brainkeep quarantine)" if report.quarantined else "")
         )
         for name, error in failed:
             click.echo(f"  failed: {name}: {error}", err=True)

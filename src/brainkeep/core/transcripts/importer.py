@@ -130,7 +130,7 @@ class TranscriptImporter:
         parts = render_parts(prepared.conversation, finder, private=self.private)
         stored = pages.store.get_pages(pages.source_id, [p.slug for p in parts])
         known = max((_last_turn(page.frontmatter) for page in stored.values()), default=-1)
-        written = unchanged = 0
+        written = unchanged = held = 0
         failed: list[str] = []
         for part in parts:
             page = stored.get(part.slug)
@@ -147,6 +147,7 @@ class TranscriptImporter:
                 unchanged += 1
             else:
                 written += 1
+                held += result.quarantined
         total = len(prepared.conversation.turns)
         added = max(0, total - 1 - known) if written else 0
         return ImportReport(
@@ -158,6 +159,7 @@ class TranscriptImporter:
             pages_unchanged=unchanged,
             slugs=tuple(p.slug for p in parts),
             failed=tuple(failed),
+            quarantined=held,
         )
 
     def _text_only_pages(self) -> PageService:

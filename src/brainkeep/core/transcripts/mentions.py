@@ -54,22 +54,28 @@ class EntityIndex:
         if not self.names:
             return []
         folded = text if text.isascii() else strip_accents(text)
+        lowered = _WORD.findall(folded.lower())
+        # Most text names no entity: one set intersection (in C) says so.
+        if self.first_words.keys().isdisjoint(lowered):
+            return []
         tokens = _WORD.findall(folded)
-        lowered = [t.lower() for t in tokens]
+        first_words = self.first_words
         found: dict[str, str] = {}
-        i = 0
-        while i < len(tokens):
-            longest = self.first_words.get(lowered[i])
+        i, count = 0, len(lowered)
+        while i < count:
+            longest = first_words.get(lowered[i])
+            if not longest:
+                i += 1
+                continue
             step = 1
-            if longest:
-                for n in range(min(longest, len(tokens) - i), 0, -1):
-                    hit = self.names.get(" ".join(lowered[i:i + n]))
-                    if hit is None:
-                        continue
-                    if n == 1 and not (tokens[i][0].isupper() or tokens[i][0].isdigit()):
-                        continue
-                    found.setdefault(hit[0], hit[1])
-                    step = n
-                    break
+            for n in range(min(longest, count - i), 0, -1):
+                hit = self.names.get(" ".join(lowered[i:i + n]) if n > 1 else lowered[i])
+                if hit is None:
+                    continue
+                if n == 1 and not (tokens[i][0].isupper() or tokens[i][0].isdigit()):
+                    continue
+                found.setdefault(hit[0], hit[1])
+                step = n
+                break
             i += step
         return list(found.items())

@@ -66,6 +66,8 @@ class ImportReport:
     skipped_lines: int = 0
     slugs: tuple[str, ...] = ()
     failed: tuple[str, ...] = ()  # "slug: why" of each page that was refused
+    # Pages the injection scorer held for review (stored private; core/quarantine).
+    quarantined: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -86,4 +88,5 @@ class ImportReport:
             skipped_lines=self.skipped_lines + other.skipped_lines,
             slugs=self.slugs + other.slugs,
             failed=self.failed + other.failed,
+            quarantined=self.quarantined + other.quarantined,
         )
