@@ -15,6 +15,7 @@ from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.ports.erasure import MemoryCopies
 from brainkeep.core.ports.store import Store
 from brainkeep.core.retrieval import MEMORY, NewEmbedding
+from brainkeep.core.sparse_terms import NewSparse, SparseTerms
 from tests.store.contract import insert_memory, ts
 
 MODEL, DIM = "test-model", 3
@@ -36,11 +37,12 @@ def test_copies_of_a_live_memory_and_none_after_redaction(store: Store) -> None:
     doomed = remember(store, "the doomed fact")
     embed(store, doomed)
     copies = store.memory_copies([doomed.id])
-    assert copies.counts() == {"text": 1, "keyword_index": 1, "grep_index": 1, "vectors": 1}
+    assert copies.counts() == {"text": 1, "keyword_index": 1, "grep_index": 1, "vectors": 1,
+                               "sparse": 0}
     assert len(copies.vectors) == 1 and not copies.empty
     with store.transaction():
         store.mnemo_redact(doomed.id, ts(2), REDACTED_TEXT)
-        store.purge_text_indexes()
+        store.purge_text_indexes([doomed.id])
     assert store.memory_copies([doomed.id]) == MemoryCopies()
     assert store.memory_copies([doomed.id]).empty
     # The other row is untouched, and nothing is counted for no rows or unknown ids.
@@ -53,7 +55,7 @@ def test_a_hard_deleted_row_counts_nothing(store: Store) -> None:
     embed(store, doomed)
     with store.transaction():
         store.mnemo_hard_delete(doomed.id)
-        store.purge_text_indexes()
+        store.purge_text_indexes([doomed.id])
     assert store.memory_copies([doomed.id]).empty
 
 
@@ -89,3 +91,17 @@ def test_scrub_files_reports_what_it_did(store: Store) -> None:
     if store.engine_name == "sqlite":
         assert report["wal_truncated"] is True  # nobody else reads this brain
         assert report["ann_bases_rebuilt"] == 0  # below the crossover: no base files
+
+
+def test_a_sparse_vector_counts_until_the_purge(store: Store) -> None:
+    doomed = remember(store, "sparse words here")
+    sparse = store.search_index("default").sparse("splade-test")
+    with store.transaction():
+        sparse.put([NewSparse(MEMORY, doomed.id, "default", None, False, "splade-test", "h",
+                              SparseTerms.of({5: 1.0, 9: 2.0}))])
+    assert store.memory_copies([doomed.id]).sparse == 1
+    with store.transaction():
+        store.mnemo_redact(doomed.id, ts(2), REDACTED_TEXT)
+        store.purge_text_indexes([doomed.id])
+    assert store.memory_copies([doomed.id]).empty
+    assert sparse.search(MEMORY, SparseTerms.of({5: 1.0}), None, 5) == []

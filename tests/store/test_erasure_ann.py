@@ -1,4 +1,4 @@
-"""SQLite: a purged memory's vector leaves the ANN base files, not just the search results.
+"""SQLite: a purged memory's vector leaves the ANN base files, its sparse postings the index.
 
 A published base is an immutable usearch graph: deleting the embedding row
 only tombstones it (never returned again), and usearch's ``remove`` keeps
@@ -17,6 +17,7 @@ from brainkeep.core.mnemo.models import REDACTED_TEXT
 from brainkeep.core.models import MemoryDraft
 from brainkeep.core.query import PageScope
 from brainkeep.core.retrieval import MEMORY
+from brainkeep.core.sparse_terms import NewSparse, SparseTerms
 from brainkeep.store.sqlite import SQLiteStore
 from brainkeep.store.sqlite.ann_index import AnnVectorIndex
 from brainkeep.store.sqlite.search_index import SQLiteSearchIndex
@@ -78,5 +79,24 @@ def test_a_base_that_names_no_purged_memory_is_not_rebuilt(tmp_path: Path) -> No
         ann.sync()
         assert ann.base_meta is not None and ann.base_meta.generation == generation
         assert report["wal_truncated"] is True
+    finally:
+        store.close()
+
+
+def test_the_purge_deletes_the_sparse_postings_a_trigger_leaves(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "brain.db")
+    try:
+        memory = insert_memory(store, MemoryDraft(text="sparse", agent_id="a"), ts(1))
+        sparse = store.search_index("default").sparse("splade-test")
+        with store.transaction():
+            sparse.put([NewSparse(MEMORY, memory.id, "default", None, False, "splade-test",
+                                  "h", SparseTerms.of({5: 1.0, 9: 2.0}))])
+        postings = "SELECT COUNT(*) FROM sparse_postings WHERE item_id = ?"
+        with store.transaction():
+            store.mnemo_redact(memory.id, ts(2), REDACTED_TEXT)
+        assert store.db.scalar(postings, (memory.id,)) == 2  # what the trigger leaves
+        with store.transaction():
+            store.purge_text_indexes([memory.id])
+        assert store.db.scalar(postings, (memory.id,)) == 0
     finally:
         store.close()

@@ -25,7 +25,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from brainkeep.core import events
+from brainkeep.core.mnemo.models import REDACTED_TEXT
 from brainkeep.core.models import Memory
+from brainkeep.core.ports.erasure import MemoryCopies
 from brainkeep.errors import StoreError
 
 if TYPE_CHECKING:
@@ -47,10 +50,11 @@ class Erasure:
 class Purge:
     """A purge in progress inside one transaction (``begin``, ``cascade``, ``finish``)."""
 
-    def __init__(self, store: Store, source_id: str, targets: Sequence[Memory]) -> None:
+    def __init__(self, store: Store, source_id: str, targets: Sequence[Memory],
+                 counted: MemoryCopies | None = None) -> None:
         self.store = store
         self.source_id = source_id
-        self.before = store.memory_copies([m.id for m in targets]).counts()
+        self.before = (counted or store.memory_copies([m.id for m in targets])).counts()
         self.topics: tuple[Memory, ...] = ()
 
     def cascade(self, forgotten: Sequence[Memory], redact: Callable[[Memory], bool]) -> None:
@@ -76,7 +80,7 @@ class Purge:
                 did not happen).
         """
         rows = tuple(forgotten) + self.topics
-        self.store.purge_text_indexes()
+        self.store.purge_text_indexes([m.id for m in rows])
         after = self.store.memory_copies([m.id for m in rows])
         if not after.empty:
             raise StoreError("A forgotten memory's text is still stored.",
@@ -86,6 +90,25 @@ class Purge:
         return Erasure(tuple(m.id for m in rows), tuple(m.uuid for m in rows), purged)
 
 
-def begin(store: Store, source_id: str, targets: Sequence[Memory]) -> Purge:
-    """Count what holds the targets' text now (call first, inside the transaction)."""
-    return Purge(store, source_id, targets)
+def begin(store: Store, source_id: str, targets: Sequence[Memory],
+          counted: MemoryCopies | None = None) -> Purge:
+    """Count what holds the targets' text now (call first, inside the transaction).
+
+    ``counted``: the targets' copies counted earlier, before a step of the
+    same forget that already dropped some (MCP ``forget`` expires first).
+    """
+    return Purge(store, source_id, targets, counted)
+
+
+def redact_row(store: Store, memory: Memory, *, actor: str, now: str) -> bool:
+    """Replace one memory's text by the placeholder and log it (inside a transaction).
+
+    The one redaction of both protocols (MCP ``forget`` with ``redact``, gRPC
+    ``redact``); False when the row is already redacted.
+    """
+    if memory.redacted_at:
+        return False
+    store.mnemo_redact(memory.id, now, REDACTED_TEXT)
+    store.append_event(events.memory_redact(
+        memory, actor=actor, after=store.get_memory(memory.id) or memory), now)
+    return True

@@ -21,10 +21,12 @@ class MemoryCopies:
     keyword_index: int = 0  # full-text index entries (FTS5 rows; a non-NULL tsvector)
     grep_index: int = 0  # substring index entries (they follow the text column)
     vectors: tuple[int, ...] = ()  # embedding ids of stored vectors
+    sparse: int = 0  # learned-sparse vectors (their terms are the text's words)
 
     def counts(self) -> dict[str, int]:
         return {"text": self.text, "keyword_index": self.keyword_index,
-                "grep_index": self.grep_index, "vectors": len(self.vectors)}
+                "grep_index": self.grep_index, "vectors": len(self.vectors),
+                "sparse": self.sparse}
 
     @property
     def empty(self) -> bool:
@@ -39,9 +41,10 @@ class ErasureRepository(Protocol):
     def memory_copies(self, memory_ids: Sequence[int]) -> MemoryCopies: ...
     # Topic documents (Consolidate) that list any of these memories as members.
     def topics_containing(self, source_id: str, member_uuids: Sequence[str]) -> list[Memory]: ...
-    # Inside the purging transaction: drop deleted entries the full-text
-    # indexes still keep (SQLite merges its FTS5 segments; PostgreSQL: nothing).
-    def purge_text_indexes(self) -> None: ...
+    # Inside the purging transaction: drop what indexes still keep of these
+    # memories after their rows changed (SQLite: merges its FTS5 segments and
+    # deletes their sparse postings; PostgreSQL: nothing).
+    def purge_text_indexes(self, memory_ids: Sequence[int]) -> None: ...
     # After the commit, outside any transaction: remove old bytes of these
     # memories from files beside the database (SQLite: the write-ahead log,
     # ANN base files naming them). Returns what it did, for the receipt.

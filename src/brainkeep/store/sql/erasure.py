@@ -5,7 +5,7 @@ something derived from it) can still be read from: the row's own text, the
 keyword index (an engine hook: an FTS5 row on SQLite, a non-NULL ``tsv`` on
 PostgreSQL), the substring index (kept in step with the text column by
 triggers on SQLite and by the trigram index on PostgreSQL, so it holds the
-text exactly while the row does) and stored vectors. A forget that purges
+text exactly while the row does), stored vectors and learned-sparse vectors. A forget that purges
 counts them before and after (the difference goes on its receipt), and
 ``brainkeep verify --receipt`` counts them again later.
 """
@@ -46,8 +46,12 @@ class ErasureMixin:
                 f"SELECT id FROM embeddings WHERE kind = 'memory' AND {listed} ORDER BY id",
                 params)
             vectors = tuple(int(r[0]) for r in rows)
+        params = []
+        listed = self.sql.dialect.in_list("item_id", ids, params)
+        sparse = int(self.sql.scalar(
+            f"SELECT COUNT(*) FROM sparse_vectors WHERE kind = 'memory' AND {listed}", params))
         return MemoryCopies(text=text, keyword_index=self._keyword_copies(ids),
-                            grep_index=text, vectors=vectors)
+                            grep_index=text, vectors=vectors, sparse=sparse)
 
     def topics_containing(self, source_id: str, member_uuids: Sequence[str]) -> list[Memory]:
         """Topic documents (Consolidate) whose members include any of ``member_uuids``."""

@@ -12,6 +12,9 @@ transaction that redacts or deletes a memory:
   ``secure_delete = ON`` (engine.py), so freed cells and pages are zeroed;
   the write-ahead log still holds old page images until a checkpoint
   copies them back and ``TRUNCATE`` empties it (``scrub_files``).
+* **Sparse postings** (migration 0020): the inverted index of the
+  learned-sparse arm keeps a memory's postings after a trigger drops its
+  sparse vector; the purge deletes them.
 * **ANN base files** (``ann_files``): an immutable HNSW graph keeps a
   deleted vector's bytes (usearch's ``remove`` marks the slot only, and an
   incremental build copies the graph). A tombstone makes the vector
@@ -49,9 +52,16 @@ class ErasureEngineMixin:
         return int(self.db.scalar(
             f"SELECT COUNT(*) FROM memories_fts WHERE rowid IN ({listed})") or 0)
 
-    def purge_text_indexes(self) -> None:
+    def purge_text_indexes(self, memory_ids: Sequence[int]) -> None:
         for table in _MEMORY_INDEXES:
             self.db.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+        if memory_ids:
+            # Postings outlive their sparse vector (migration 0020: pruned by
+            # `brainkeep embed`); their term ids spell the text's words. Keyed
+            # by term first, so this scans the memory postings once.
+            listed = ",".join(str(int(i)) for i in memory_ids)
+            self.db.execute("DELETE FROM sparse_postings WHERE kind = 'memory' "
+                            f"AND item_id IN ({listed})")
 
     def scrub_files(self, memory_ids: Sequence[int]) -> dict[str, Any]:
         rebuilt, rows = self._rebuild_bases(memory_ids)
