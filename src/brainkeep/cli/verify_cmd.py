@@ -99,11 +99,15 @@ def _human(report: VerifyReport, data: dict[str, Any]) -> None:
               "output says so.")
 @click.option("--full", is_flag=True,
               help="The default full walk (accepted for older scripts).")
+@click.option("--receipt", type=FILE, default=None, metavar="FILE",
+              help="Check the forget receipt in FILE (a purging forget's JSON) instead of "
+              "walking: its signature, its event and head still in the chain, the memories "
+              "still erased. Exit 1 when it does not hold.")
 @json_option
 @pass_cli
 def verify(cli: CliContext, expect_head: str | None, sign: bool, signing_key: Path | None,
            public_key: Path | None, keygen: Path | None, since_verified: bool,
-           full: bool) -> None:
+           full: bool, receipt: Path | None) -> None:
     """Walk the hash-chained event log and check pages, memories and grants against it.
 
     By default the full walk: every event, and every row-deciding column of
@@ -114,6 +118,11 @@ def verify(cli: CliContext, expect_head: str | None, sign: bool, signing_key: Pa
     """
     if keygen is not None:
         _keygen(cli, keygen)
+        return
+    if receipt is not None:
+        from brainkeep.cli.receipt_cmd import check_receipt
+
+        check_receipt(cli, receipt, public_key, signing_key)
         return
     if full and since_verified:
         raise InvalidInput("--full and --since-verified exclude each other.",

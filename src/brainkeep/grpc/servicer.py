@@ -6,8 +6,9 @@ No rule lives here (they are in ``core.mnemo``); errors become statuses in
 
 from __future__ import annotations
 
+import json
 from contextlib import AbstractContextManager
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import grpc
 
@@ -20,7 +21,15 @@ from brainkeep.grpc.generated import mnemo_pb2 as pb
 from brainkeep.grpc.generated import mnemo_pb2_grpc
 
 DEGRADED_HEADER = "x-brainkeep-degraded"
+# The forget receipt of a purging Forget/ForgetSubject (docs/grpc.md): the
+# Mnemo responses have no field for it, so it travels as trailing metadata.
+RECEIPT_TRAILER = "x-brainkeep-forget-receipt"
 Ctx: TypeAlias = grpc.ServicerContext
+
+
+def _send_receipt(context: Ctx, receipt: dict[str, Any] | None) -> None:
+    if receipt is not None:  # ASCII JSON: metadata values must be printable ASCII
+        context.set_trailing_metadata(((RECEIPT_TRAILER, json.dumps(receipt)),))
 
 
 class MnemoServicer(mnemo_pb2_grpc.MnemoServiceServicer):
@@ -55,6 +64,7 @@ class MnemoServicer(mnemo_pb2_grpc.MnemoServiceServicer):
     def Forget(self, request: pb.ForgetRequest, context: Ctx) -> pb.ForgetResponse:
         outcome = self.mnemo.forget(list(request.memory_ids), opt(request, "strategy"),
                                     opt(request, "agent_id"))
+        _send_receipt(context, outcome.receipt)
         return convert.forget_response(outcome)
 
     @rpc
@@ -141,4 +151,5 @@ class MnemoServicer(mnemo_pb2_grpc.MnemoServiceServicer):
                       ) -> pb.ForgetSubjectResponse:
         outcome = self.mnemo.forget_subject(request.subject_id, opt(request, "strategy"),
                                             opt(request, "agent_id"))
+        _send_receipt(context, outcome.receipt)
         return convert.subject_response(outcome)

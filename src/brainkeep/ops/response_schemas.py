@@ -261,6 +261,9 @@ FORGET_SCHEMA = _obj(
         "expired": _t("boolean"),
         "reason": _t("string", "null"),
         "protocol_version": _VERSION,
+        # brainkeep extension: forget with `redact` (docs/audit.md, "Forgetting").
+        "redacted": _t("boolean"),
+        "receipt": {"type": ["object", "null"]},
     },
 )
 

@@ -60,7 +60,8 @@ def _synthesize(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
 
 
 def _forget(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
-    return remember.forget(ctx.brain.verbs, ctx.caller, id=p["id"], reason=p.get("reason"))
+    return remember.forget(ctx.brain.verbs, ctx.caller, id=p["id"], reason=p.get("reason"),
+                           redact=bool(p.get("redact")))
 
 
 def _context_pack(ctx: OpContext, p: dict[str, Any]) -> dict[str, Any]:
@@ -190,6 +191,9 @@ VERB_OPERATIONS: tuple[Operation, ...] = (
         params=(
             Param("id", "string", "The fact id.", required=True),
             Param("reason", "string", "Why it is being forgotten (kept on the audit trail)."),
+            Param("redact", "boolean",
+                  "Also erase the text from every store and return a forget receipt "
+                  "(brainkeep extension; default false: the fact is expired, its text kept)."),
         ),
         scope="write",
         handler=_forget,

@@ -15,7 +15,7 @@ from brainkeep.core import erasure, events, receipts
 from brainkeep.core.mnemo import access
 from brainkeep.core.mnemo import validation as v
 from brainkeep.core.mnemo.context import MnemoContext
-from brainkeep.core.mnemo.models import FORGET_STRATEGIES, REDACTED_TEXT, ForgetOutcome
+from brainkeep.core.mnemo.models import FORGET_STRATEGIES, ForgetOutcome
 from brainkeep.core.models import Event, Memory
 from brainkeep.errors import InvalidInput, NotFound, PermissionDenied
 
@@ -33,12 +33,8 @@ def apply(ctx: MnemoContext, memory: Memory, strategy: str, *, actor: str, now: 
     """
     gone = memory.deleted_at is not None or memory.expired_at is not None
     if strategy == "redact":
-        if memory.redacted_at:
-            return False
-        ctx.store.mnemo_redact(memory.id, now, REDACTED_TEXT)
-        ctx.store.append_event(events.memory_redact(
-            memory, actor=actor, after=ctx.store.get_memory(memory.id) or memory), now)
-    elif strategy == "hard_delete":
+        return erasure.redact_row(ctx.store, memory, actor=actor, now=now)
+    if strategy == "hard_delete":
         ctx.store.mnemo_hard_delete(memory.id)
         ctx.store.append_event(
             events.memory_delete(memory, actor=actor, strategy=strategy, after=None), now)

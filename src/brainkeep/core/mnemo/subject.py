@@ -78,7 +78,7 @@ def forget_subject(ctx: MnemoContext, subject_id: str, strategy: str | None,
                 done = purge.finish(forgotten)
                 events += len(purge.topics)
                 payload.update(receipts.erase_payload(done, actor=actor, strategy=chosen))
-            summary = ctx.log("subject.erase", "subject",
+            summary = ctx.log(receipts.SUBJECT_ERASE_KIND, "subject",
                               hashlib.sha256(subject.encode()).hexdigest(), payload,
                               actor=actor, now=now)
             events += 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from brainkeep.core.context import Caller
+from brainkeep.core.forgetting import redact_fact
 from brainkeep.core.verbs.common import PROTOCOL_VERSION
 from brainkeep.core.verbs.views import entity_resolution_object
 
@@ -68,15 +69,32 @@ def remember(
 
 
 def forget(
-    brain: VerbServices, caller: Caller, *, id: str, reason: str | None = None
+    brain: VerbServices, caller: Caller, *, id: str, reason: str | None = None,
+    redact: bool = False,
 ) -> dict[str, Any]:
-    """Expire a fact by its opaque id; repeating it answers `expired: false`."""
+    """Expire a fact by its opaque id; repeating it answers `expired: false`.
+
+    ``redact`` (a brainkeep extension) also erases the text from every store
+    and adds ``redacted`` and the forget ``receipt`` (docs/audit.md,
+    "Forgetting"); a redacted fact is gone, so forgetting it again is
+    ``not_found``.
+    """
     fact_id = str(id).strip()
     reason = reason.strip() if isinstance(reason, str) and reason.strip() else None
+    # Counted before the expiry drops the keyword entry and vector (the receipt counts them).
+    counted = brain.store.memory_copies([brain.facts.find(fact_id, caller).id]) if redact \
+        else None
     result = brain.facts.forget(fact_id, caller, reason=reason)
-    return {
+    response: dict[str, Any] = {
         "id": fact_id,
         "expired": result.expired,
         "reason": reason,
         "protocol_version": PROTOCOL_VERSION,
     }
+    if redact:
+        redacted, receipt = redact_fact(brain.store, brain.clock, brain.source_id,
+                                        result.memory, actor=caller.client_id,
+                                        issuer=brain.receipts, counted=counted)
+        response["redacted"] = redacted
+        response["receipt"] = receipt
+    return response
