@@ -240,6 +240,8 @@ def _sensitive_key(key: str, ending: str) -> bool:
 def _assignments(text: str, folded: str) -> list[tuple[int, int, str]]:
     found: list[tuple[int, int, str]] = []
     for ending in _KEY_ENDINGS:
+        if ending not in folded:
+            continue
         for at in _positions(folded, ending):
             match = _ASSIGN_TAIL.match(folded, at + len(ending))
             if match is None:
@@ -301,6 +303,8 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     for det in _DETECTORS:
         haystack = folded if det.folded else text
         for needle in det.needles:
+            if needle not in haystack:  # the common case, and far cheaper than a find loop
+                continue
             for at in _positions(haystack, needle):
                 if det.boundary and at and (haystack[at - 1].isalnum() or haystack[at - 1] == "_"):
                     continue

@@ -58,7 +58,7 @@ class EntityIndex:
         # Most text names no entity: one set intersection (in C) says so.
         if self.first_words.keys().isdisjoint(lowered):
             return []
-        tokens = _WORD.findall(folded)
+        tokens: list[str] = []  # the original spelling, read only for one-word names
         first_words = self.first_words
         found: dict[str, str] = {}
         i, count = 0, len(lowered)
@@ -72,8 +72,10 @@ class EntityIndex:
                 hit = self.names.get(" ".join(lowered[i:i + n]) if n > 1 else lowered[i])
                 if hit is None:
                     continue
-                if n == 1 and not (tokens[i][0].isupper() or tokens[i][0].isdigit()):
-                    continue
+                if n == 1:
+                    tokens = tokens or _WORD.findall(folded)
+                    if not (tokens[i][0].isupper() or tokens[i][0].isdigit()):
+                        continue
                 found.setdefault(hit[0], hit[1])
                 step = n
                 break
