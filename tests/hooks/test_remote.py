@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import stat
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,7 +12,7 @@ import pytest
 
 from tests.conftest import RunCli
 from tests.hooks.conftest import seed
-from tests.hooks.hook_support import Hooks, hooks_for
+from tests.hooks.hook_support import Hooks, hooks_for, payload
 from tests.http.http_support import ServerProc, create_token, start_server, stopped_cleanly
 
 ASK = "Who approves refunds for the Billing service?"
@@ -75,3 +77,29 @@ def test_banking_is_left_to_the_machine_that_holds_the_brain(remote: tuple[Serve
     assert done.returncode == 0 and done.stdout == b""
     line = client.heartbeat()[-1]
     assert line["code"] == "ok" and line["banked"] == "remote_skipped"
+
+
+def test_connect_installs_remote_hooks_with_a_private_token(
+        remote: tuple[ServerProc, str], run_cli: RunCli, home: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    server, token = remote
+    user = tmp_path / "user"
+    user.mkdir()
+    monkeypatch.setenv("HOME", str(user))
+    done = run_cli("connect", server.url, "--token", token, "--install", "claude-code",
+                   "--hooks", "--json")
+    assert done.exit_code == 0, done.output
+    config = user / ".claude.json"
+    assert stat.S_IMODE(config.stat().st_mode) == 0o600  # it holds the bearer token
+    token_file = home.resolve() / "hooks" / "remote-token"
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    settings = json.loads((user / ".claude" / "settings.json").read_text())
+    line = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert f"--url {server.url}" in line and f"--token-file {token_file}" in line
+    assert token not in line
+    with hooks_for(tmp_path / "unused") as hooks:
+        ran = subprocess.run(["/bin/sh", "-c", line], capture_output=True, timeout=60,
+                             input=payload("claude-code", "user-prompt", prompt=ASK),
+                             env=hooks.env, check=False)
+    assert "second approver" in json.loads(ran.stdout)["hookSpecificOutput"][
+        "additionalContext"]
