@@ -130,11 +130,21 @@ def _render_search(r: dict[str, Any]) -> str:
 # The root help's line for an operation that has no MCP title.
 _SUMMARY = {"search": "Search pages only (recall also reads facts)."}
 
+def _erased(r: dict[str, Any]) -> str:
+    """forget --redact: where the receipt is (the human line cannot hold the JSON)."""
+    if not r.get("redacted"):
+        return ""
+    event = (r.get("receipt") or {}).get("event") or {}
+    return (f"; its text is erased (receipt event {event.get('seq')}; keep the --json output "
+            "and check it with `brainkeep verify --receipt FILE`)")
+
+
 _RENDER: dict[str, Callable[[dict[str, Any]], str]] = {
     "recall": _render_recall,
     "entity": _render_entity,
     "remember": lambda r: _with_note(str(r["status_text"]), r),
-    "forget": lambda r: f"fact {r['id']} " + ("expired" if r["expired"] else "was already expired"),
+    "forget": lambda r: f"fact {r['id']} " + ("expired" if r["expired"] else "was already expired")
+    + _erased(r),
     "synthesize": lambda r: r["answer"] + "\n\nsources: " + ", ".join(r["sources"]),
     "search": _render_search,
     "context_pack": lambda r: r["text"] or "(empty pack)",
