@@ -94,8 +94,16 @@ def variants() -> dict[str, tuple[str, PageRanking, str]]:
             "hybrid", R(keyword_weight=kw, vector_weight=vec, sparse_weight=sp), "")
     for floor in (0.5, 1.0, 2.0):
         out[f"hybrid sp floor {floor}"] = ("hybrid", R(sparse_min_score=floor), "")
-    for cut in (0.3, 0.5):
+    for cut in (0.3, 0.42, 0.45, 0.5):
         out[f"hybrid cutoff {cut}"] = ("hybrid", R(cutoff=cut), "")
+    for k in (20.0, 60.0):
+        out[f"hybrid rrf k {k:.0f}"] = ("hybrid", R(method="rrf", k=k, keyword_weight=1.0,
+                                                   vector_weight=1.0, sparse_weight=1.0,
+                                                   title_weight=1.0, title_saturation=0.0), "")
+    for title in (0.2, 0.45):
+        out[f"hybrid title {title}"] = ("hybrid", R(title_weight=title), "")
+    out["hybrid normalise best"] = ("hybrid", R(normalise="best"), "")
+    out["hybrid per page 1"] = ("hybrid", R(per_page=1), "")
     return out
 
 

@@ -40,6 +40,21 @@ def test_put_count_and_search_by_dot_product(store: Store) -> None:
     assert store.search_index(DEFAULT_SOURCE).sparse("other").count() == {CHUNK: 0, MEMORY: 0}
 
 
+def test_the_approximate_path_agrees_on_a_small_corpus(store: Store) -> None:
+    """PostgreSQL searches a large kind through HNSW: forced here, it finds the same rows."""
+    index = store.search_index(DEFAULT_SOURCE).sparse(MODEL)
+    for knob in ("exact_max", "scan_max"):  # PostgreSQL's exact scan, SQLite's whole scan
+        if hasattr(index, knob):
+            setattr(index, knob, 0)
+    pages = [put_page(store, f"notes/{n}", f"# N{n}\n\nbody {n}\n") for n in range(6)]
+    chunks = [store.page_chunk_texts(p.id)[0][0] for p in pages]
+    with store.transaction():
+        index.put([row(p, c, {n: 1.0, 100 + n % 2: 0.5 + n / 10})
+                   for n, (p, c) in enumerate(zip(pages, chunks, strict=True))])
+    hits = index.search(CHUNK, SparseTerms.of({101: 1.0, 3: 2.0}), PageScope(True), 3)
+    assert [h.id for h in hits] == [chunks[3], chunks[5], chunks[1]]
+
+
 def test_replacing_a_row_and_privacy(store: Store) -> None:
     index = store.search_index(DEFAULT_SOURCE).sparse(MODEL)
     public = put_page(store, "notes/a", "# A\n\nbody\n")

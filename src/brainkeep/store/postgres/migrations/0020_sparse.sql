@@ -1,7 +1,8 @@
 -- requires-extension: vector
 -- 0020: the learned-sparse arm (SPLADE-tiny, docs/search.md "Learned sparse"):
 -- one pgvector `sparsevec` per page chunk or memory over the model's 30,522
--- vocabulary terms, searched by inner product (store/postgres/sparse_index.py).
+-- vocabulary terms, searched by inner product through an HNSW index
+-- (store/postgres/sparse_index.py).
 -- Skipped, like 0005, when the database lacks pgvector.
 CREATE EXTENSION IF NOT EXISTS vector;
 
@@ -18,6 +19,10 @@ CREATE TABLE sparse_vectors (
 );
 CREATE INDEX sparse_vectors_page ON sparse_vectors (page_id) WHERE page_id IS NOT NULL;
 CREATE INDEX sparse_vectors_scan ON sparse_vectors (source_id, kind, model);
+-- Inner-product HNSW (pgvector indexes sparsevec of at most 1,000 non-zero
+-- terms: store/postgres/sparse_index.py keeps the 1,000 heaviest). Measured
+-- at 20K rows: p50 104 -> 8 ms, top-10 recall by score 0.996 (docs/search.md).
+CREATE INDEX sparse_vectors_hnsw ON sparse_vectors USING hnsw (vector sparsevec_ip_ops);
 
 CREATE FUNCTION brainkeep_drop_chunk_sparse() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
