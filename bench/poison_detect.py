@@ -8,7 +8,9 @@ does, and prints:
 
 * **detection**: the share of the corpus's attacks held (score >= the
   threshold), per category and in all, for the tuning set and the later
-  rounds (bench/data/poison_corpus.json says how they were written);
+  rounds (bench/data/poison_corpus.json says how they were written), and
+  of the held ones again, each buried in 5,000 characters of benign facts
+  (long texts are matched near trigger words only);
 * **false positives**: the share held of the corpus's benign look-alikes,
   of the retrieval eval set's facts and pages (bench/data/retrieval_eval.json)
   and of every LoCoMo dev turn (read in place from ../shared/data, never
@@ -99,9 +101,18 @@ def main() -> None:
         report["detection"][name] = held / total
         print(f"  {name:<28} {_pct(held, total)}")
         every += texts
+    # Long texts are matched near trigger words only: the same attacks, each
+    # in the middle of 5,000 characters of benign facts, must still be held.
+    evals = json.loads(args.eval.read_text())
+    filler = "\n\n".join(m["text"] for m in evals["memories"])
+    rounds = attacks + corpus["round_2"]["attacks"] + corpus["round_3"]["attacks"]
+    alone = [t for t in rounds if scan(t).quarantined]
+    buried = [f"{filler[:2500]}\n\n{t}\n\n{filler[2500:5000]}" for t in alone]
+    held, total, _ = held_share(buried)
+    report["detection"]["inside a 5,000-char page"] = held / total
+    print(f"  {'held alone, inside a page':<28} {_pct(held, total)}")
 
     print("false positives (held / benign)")
-    evals = json.loads(args.eval.read_text())
     sets = {"look-alikes": [t for items in corpus["benign"].values() for t in items]
             + corpus["round_2"]["benign"] + corpus["round_3"]["benign"],
             "retrieval eval facts": [m["text"] for m in evals["memories"]],

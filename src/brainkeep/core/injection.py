@@ -32,7 +32,7 @@ _PATTERN_WINDOW = 65_536
 # alternative at every position, so a 4,000-character fact would otherwise
 # cost milliseconds. Every match holds a gate word and spans far less.
 _LONG = 1024
-_RADIUS = 400
+_RADIUS = 200
 
 
 @dataclass(frozen=True)

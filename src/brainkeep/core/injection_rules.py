@@ -184,7 +184,7 @@ PATTERN_RULES: tuple[PatternRule, ...] = (
             r"|sees|processes|retrieves)\s+this\b"
             r"|\bthe\s+(?:assistant|ai|model|llm|chatbot)\s+(?:must|shall|will\s+now"
             r"|should\s+now)\b"
-            r"|(?:^|[.!?:]\s+)(?:hi|hello|hey|dear|attention|psa|(?:quick\s+)?(?:note|reminder"
+            r"|(?:^|\n|[.!?:]\s+)(?:hi|hello|hey|dear|attention|psa|(?:quick\s+)?(?:note|reminder"
             r"|message)\s+(?:to|for))?\s*(?:the\s+|any\s+|all\s+)?(?:automated\s+)?(?:ai|llm"
             r"|model|assistant|chatbot|bot)s?\s*[,:!]",
             0), True,
