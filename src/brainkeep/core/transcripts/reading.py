@@ -24,6 +24,7 @@ from brainkeep.errors import InvalidInput
 
 TOOL_CALL_CHARS = 200
 TOOL_RESULT_CHARS = 300
+SCRUB_MARGIN = 4096  # characters scrubbed past a cut (see ``clip``)
 MAX_PROBLEMS = 20  # problem notes kept per file (the count is exact)
 
 
@@ -95,12 +96,18 @@ def clip(text: str, limit: int) -> str:
     """``text`` scrubbed, then cut to ``limit`` characters, saying how much was left out.
 
     Scrubbed first: a cut through a key would leave a piece no rule knows.
+    Only the head is scrubbed (``SCRUB_MARGIN`` past the cut), so a 20 MB
+    tool output costs what its first few KB do; a secret crossing the cut
+    is whole inside the head (keys are far shorter than the margin; a PEM
+    block cut short is still matched from its BEGIN line).
     """
-    text = scrub_text(text).strip()
-    if len(text) <= limit:
-        return text
-    kept = safe_cut(text, limit).rstrip()
-    return f"{kept}… (+{len(text) - len(kept)} chars)"
+    text = text.strip()
+    total = len(text)
+    head = scrub_text(text[: limit + SCRUB_MARGIN]).strip()
+    if total <= limit + SCRUB_MARGIN and len(head) <= limit:
+        return head
+    kept = safe_cut(head, limit).rstrip()
+    return f"{kept}… (+{max(total - len(kept), 1)} chars)"
 
 
 def one_line(value: Any) -> str:
