@@ -129,3 +129,18 @@ def test_bank_events_exit_quietly_without_a_transcript(hooks: Hooks) -> None:
         done = hooks.run("claude-code", event, session="q", transcript="/nonexistent.jsonl")
         assert done.returncode == 0 and done.stdout == b"", event
         assert hooks.heartbeat()[-1]["code"] == "ok"
+
+
+def test_options_before_hook_take_the_click_path_to_the_same_answer(hooks: Hooks) -> None:
+    import subprocess
+    import sys
+
+    from tests.hooks.hook_support import payload
+
+    done = subprocess.run([sys.executable, "-m", "brainkeep", "--home", str(hooks.home), "hook",
+                           "claude-code", "user-prompt"], capture_output=True, timeout=60,
+                          input=payload("claude-code", "user-prompt", prompt=ASK),
+                          env=hooks.env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "second approver" in json.loads(done.stdout)["hookSpecificOutput"][
+        "additionalContext"]
