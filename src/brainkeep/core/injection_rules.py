@@ -188,7 +188,7 @@ PATTERN_RULES: tuple[PatternRule, ...] = (
             r"|message)\s+(?:to|for))?\s*(?:the\s+|any\s+|all\s+)?(?:automated\s+)?(?:ai|llm"
             r"|model|assistant|chatbot|bot)s?\s*[,:!]",
             0), True,
-        _g("ai|llm|model|assistant|chatbot|agent|claude|gpt|when you"),
+        _g("ai |ai,|ai:|ai!|ai.|ais |llm|model|assistant|chatbot|bot|agent|claude|gpt|when you"),
         "addresses the model that will read the memory"),
     PatternRule(
         "secrecy", 0.5, re.compile(
