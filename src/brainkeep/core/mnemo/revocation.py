@@ -5,7 +5,7 @@ One function serves every surface (``brainkeep share revoke``,
 
 * revocation is immediate: the grant's row is removed inside one write
   transaction, together with its event, so every read path
-  (``store/sqlite/visibility.py``, the by-id rule in ``access.py``) stops
+  (``store/sql/scope.py``, the by-id rule in ``access.py``) stops
   honouring it from the next call on; the row's history stays in the log
   (``acl.grant`` / ``delegation.create``, then ``acl.revoke`` /
   ``delegation.revoke``), and ``verify`` flags a revoked row put back;
