@@ -71,20 +71,22 @@ def test_forget_subject_receipt_is_signed_with_the_configured_key(
     # Another process on the brain, with a signing key in its environment.
     settings = load_settings(grpc_home, env={signing.ENV_KEY_FILE: str(key_path)})
     brain = Brain(settings=settings, store=open_store(settings))
-    remember(stub, "kiwi subject note", tags=["subject:kim"])
-    outcome = brain.mnemo.forget_subject("kim", None, None)
-    receipt = outcome.receipt
-    assert receipt is not None and receipt["signature"]["key_fingerprint"] == \
-        signing.fingerprint(key.public_key())
-    assert receipts.check(brain.store, receipt, trusted=key.public_key()).valid
-    edited = {**receipt, "purged": {**receipt["purged"], "vectors": 7}}
-    assert "edited?" in " ".join(receipts.check(brain.store, edited).problems)
-    other = signing.write_key_file(tmp_path / "keys" / "other")
-    verdict = receipts.check(brain.store, receipt, trusted=other.public_key())
-    assert "another key" in " ".join(verdict.problems)
-    unsigned = {k: v for k, v in receipt.items() if k != "signature"}
-    assert not receipts.check(brain.store, unsigned, trusted=key.public_key()).valid
-    brain.close()
+    try:
+        remember(stub, "kiwi subject note", tags=["subject:kim"])
+        outcome = brain.mnemo.forget_subject("kim", None, None)
+        receipt = outcome.receipt
+        assert receipt is not None and receipt["signature"]["key_fingerprint"] == \
+            signing.fingerprint(key.public_key())
+        assert receipts.check(brain.store, receipt, trusted=key.public_key()).valid
+        edited = {**receipt, "purged": {**receipt["purged"], "vectors": 7}}
+        assert "edited?" in " ".join(receipts.check(brain.store, edited).problems)
+        other = signing.write_key_file(tmp_path / "keys" / "other")
+        verdict = receipts.check(brain.store, receipt, trusted=other.public_key())
+        assert "another key" in " ".join(verdict.problems)
+        unsigned = {k: v for k, v in receipt.items() if k != "signature"}
+        assert not receipts.check(brain.store, unsigned, trusted=key.public_key()).valid
+    finally:
+        brain.close()
 
 
 def test_check_catches_what_changed_behind_the_servers_back(stub, brain: Brain) -> None:
