@@ -31,6 +31,7 @@ from brainkeep.core.context import LOCAL, STDIO
 from brainkeep.core.embedding_jobs import backfill
 from brainkeep.core.mnemo.consolidate import ConsolidateInput
 from brainkeep.core.mnemo.delegation import DelegateInput
+from brainkeep.core.mnemo.orientation_map import OrientationRequest
 from brainkeep.core.mnemo.recall import RecallInput
 from brainkeep.core.mnemo.remember import RememberInput
 from brainkeep.core.mnemo.sharing import ShareInput
@@ -121,7 +122,9 @@ def _seed(home: Path, *, events: int = 0) -> dict[str, Any]:
         op("delta", STDIO, session_id="s1")
         assert brain.embeddings is not None
         backfill(brain.embeddings)
-        recall = mnemo.recall(RecallInput(query="kiln temperature", agent_id="alice"))
+        # With the orientation cache: its namespace and entries are brain state too.
+        recall = mnemo.recall(RecallInput(query="kiln temperature", agent_id="alice",
+                                          orientation_cache=OrientationRequest()))
         facts = op("recall", entity="people/alice-example")
         return {"grpc": [m.memory.uuid for m in recall.memories],
                 "facts": [f["id"] for f in facts["facts"]]}
