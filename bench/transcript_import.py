@@ -122,11 +122,60 @@ def write_export(path: Path, megabytes: float, names: list[str], seed: int = 24)
     return turns
 
 
+def write_session(path: Path, megabytes: float, seed: int = 5) -> int:
+    """A Claude Code session log: prompts, replies, tool calls with large outputs."""
+    rng = random.Random(seed)
+    sid = "5c1f8a2e-3b7d-4e0a-9c6f-2d8b1a7e4f30"
+    lines: list[str] = []
+    size, turn = 0, 0
+    while size < megabytes * 1_000_000:
+        kind = ("user", "assistant", "tool")[turn % 3]
+        if kind == "tool":
+            content: Any = [{"type": "tool_result", "tool_use_id": f"toolu_{turn}",
+                             "content": "\n".join(rng.choice(WORDS) * 8 for _ in range(400))}]
+        elif kind == "assistant":
+            content = [{"type": "text", "text": _text(rng, ["Priya Raman"], ["x"])},
+                       {"type": "tool_use", "id": f"toolu_{turn}", "name": "Bash",
+                        "input": {"command": "pytest -q tests/"}}]
+        else:
+            content = _text(rng, ["Priya Raman"], ["x"])
+        line = json.dumps({"type": "assistant" if kind == "assistant" else "user",
+                           "sessionId": sid, "uuid": f"u{turn}", "cwd": "/home/dana/code/x",
+                           "timestamp": f"2026-03-02T09:{turn // 60 % 60:02d}:{turn % 60:02d}Z",
+                           "message": {"role": "assistant" if kind == "assistant" else "user",
+                                       "id": f"msg_{turn}", "content": content}})
+        lines.append(line)
+        size += len(line) + 1
+        turn += 1
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return turn
+
+
+def time_session(importer: TranscriptImporter, work: Path, megabytes: float) -> None:
+    """The hooks' path: bank a big session, then again after two more turns."""
+    session = work / "session.jsonl"
+    lines = write_session(session, megabytes)
+    for label in ("session, first bank", "session, +2 turns (a stop hook)"):
+        if label.startswith("session, +"):
+            with session.open("a", encoding="utf-8") as out:
+                for i in range(2):
+                    out.write(json.dumps({"type": "user", "sessionId": "s", "uuid": f"z{i}",
+                                          "message": {"role": "user", "content": f"more {i}"}})
+                              + "\n")
+        wall, cpu = time.perf_counter(), time.process_time()
+        report = importer.import_path(session, fmt="claude-code")
+        print(f"{label}: {megabytes:.0f} MB, {lines:,} lines -> {report.turns_added:,} turns "
+              f"added, {report.pages_written} pages written; {time.perf_counter() - wall:.2f} s "
+              f"wall, {time.process_time() - cpu:.2f} s CPU")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=float, default=50.0)
     parser.add_argument("--entities", type=int, default=500)
     parser.add_argument("--postgres", action="store_true")
+    parser.add_argument("--session-mb", type=float, default=10.0,
+                        help="also bank a Claude Code session this big, then +2 turns (0: skip)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="brainkeep-transcripts-"))
     names = _people(args.entities)
@@ -183,6 +232,8 @@ def main() -> None:
         print(f"of which injection.scan (issue 26, inside put_page): {scan_cpu:.1f} s CPU; "
               f"the import without it: {turns / max(first_cpu - scan_cpu, 1e-9):,.0f} turns/s "
               "of CPU")
+        if args.session_mb:
+            time_session(importer, work, args.session_mb)
         counts = brain.store.counts()
         print(f"brain: {counts.get('pages', 0):,} pages, {counts.get('links', 0):,} links, "
               f"{counts.get('chunks', 0):,} chunks; load average "
