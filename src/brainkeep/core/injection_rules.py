@@ -62,8 +62,8 @@ _SENSITIVE = (
 SENSITIVE_GATE = ("prompt", "instructions", "system message", "ssh", "id_rsa", "id_ed25519",
                   ".aws", "/etc/", ".netrc", ".pgpass", "git-credentials", "kubeconfig",
                   "key", "passw", "passphrase", "secret", "credential",
-                  "token", "env", "cookie", "conversation", "chat history", "context window",
-                  "memories", "data", "credit card")
+                  "token", "variables", ".env", "cookie", "conversation", "chat history",
+                  "context window", "memories", "user data", "user's data", "credit card")
 _NEGATED = r"(?<!never )(?<!not )(?<!n't )(?<!no )(?<!avoid )"
 
 PATTERN_RULES: tuple[PatternRule, ...] = (
@@ -109,8 +109,11 @@ PATTERN_RULES: tuple[PatternRule, ...] = (
             r"|previas)|\bignoriere\s+(?:alle\s+)?(?:vorherigen|bisherigen)\s+anweisungen",
             0), True,
         _g("instruction|prompt|directive|direction|rule|guideline|guardrail|command|"
-           "programming|order|constraint|polic|message|guidance|no longer|attention|forget|"
-           "above|before|filter|safety|moderation|this|instruc|anweisung"),
+           "programming|orders|constraint|polic|messages|system message|guidance|no longer|"
+           "attention|forget|everything above|everything before|anything above|"
+           "anything before|all above|all before|text above|text before|context above|"
+           "context before|content above|content before|filter|safety|moderation|"
+           "whatever this|what this|everything this|not what your|instruc|anweisung"),
         "tells the reader to drop its instructions (ignore/disregard/override previous "
         "instructions, new instructions follow)"),
     PatternRule(
