@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -146,3 +147,35 @@ def test_doctor_shows_coverage(home: Path, encoder: SparseEncoder, run_cli) -> N
     assert json.loads(embedded.stdout)["sparse"]["encoded"] == 1
     after = json.loads(run_cli("doctor", "--json").stdout)["sparse"]
     assert (after["chunks"], after["missing_chunks"]) == (1, 0)
+
+
+def test_recall_finds_a_fact_by_a_word_it_never_says(sparse_brain: Brain, tmp_path: Path) -> None:
+    from brainkeep.ops.dispatch import Dispatcher
+    from brainkeep.ops.registry import build_catalog
+    from brainkeep.ops.usage import UsageLog
+
+    for text in ("Dana drives a battered old pickup truck", "Dana prefers tea to coffee",
+                 "The team meets on Tuesdays"):
+        sparse_brain.facts.remember(text, "chat", LOCAL)
+    dispatcher = Dispatcher(build_catalog(), sparse_brain, surface="full",
+                            usage=UsageLog(tmp_path / "usage.jsonl"))
+
+    def facts(query: str) -> list[str]:
+        outcome = dispatcher.call("recall", {"query": query, "limit": 5}, LOCAL)
+        assert not outcome.is_error, outcome.payload
+        return [f["fact"] for f in outcome.payload["facts"]]
+
+    # No fact says "vehicle": BM25 alone has nothing, the sparse list has the truck.
+    assert facts("which vehicle")[:1] == ["Dana drives a battered old pickup truck"]
+    plain = dataclasses.replace(sparse_brain.fact_search, sparse=None)
+    sparse_brain.facts = dataclasses.replace(sparse_brain.facts, ranker=plain)
+    assert "Dana drives a battered old pickup truck" not in facts("which vehicle")
+
+
+def test_search_modes_name_their_arms() -> None:
+    from brainkeep.core.search import SEARCH_MODES, arms_of
+
+    assert arms_of("hybrid") == {"keyword", "vector", "sparse"}
+    assert arms_of("keyword+sparse") == {"keyword", "sparse"}
+    assert all(arms_of(mode) <= {"keyword", "vector", "sparse"} for mode in SEARCH_MODES)
+    assert len({arms_of(mode) for mode in SEARCH_MODES}) == len(SEARCH_MODES)

@@ -22,8 +22,9 @@ store before showing it.
 ``sparse(model)`` is the learned-sparse arm's ``SparseIndex``: its rows are
 derived data like the vector indexes (made by the encoder, dropped by the
 engine's triggers when the text goes, rebuilt by ``brainkeep embed``);
-SQLite keeps an impact-ordered postings table read with early termination,
-PostgreSQL pgvector ``sparsevec``; both answer the exact top k.
+SQLite keeps an impact-ordered postings table read with early termination
+(the exact top k), PostgreSQL pgvector ``sparsevec`` (exact for a small
+kind, through HNSW above 2,000 rows: top-10 recall by score 0.996 at 20K).
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ class SearchIndex(Protocol):
 
 
 class SparseIndex(Protocol):
-    """The learned-sparse vectors of one source in one model's term space (exact top k)."""
+    """The learned-sparse vectors of one source in one model's term space."""
 
     model: str
 
@@ -116,7 +117,7 @@ class SparseIndex(Protocol):
     def search(
         self, kind: str, query: SparseTerms, scope: SearchScope | None, k: int
     ) -> list[ScoredId]:
-        """The ``k`` rows of ``kind`` with the largest dot product, best first.
+        """The ``k`` rows of ``kind`` with the largest dot product, best first (ties: lower id).
 
         Like ``SearchIndex.nearest`` these are candidates: pre-filtered by the
         row's private flag (``scope`` None: every visibility) and re-checked
