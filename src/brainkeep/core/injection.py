@@ -122,6 +122,8 @@ def _matches(rule: r.PatternRule, text: str) -> Iterator[re.Match[str]]:
         while at != -1:
             spans.append((max(0, at - _RADIUS), at + len(word) + _RADIUS))
             at = text.find(word, at + 1)
+    if not spans:
+        return
     spans.sort()
     start, end = spans[0]
     for a, b in spans[1:]:

@@ -55,9 +55,12 @@ _SENSITIVE = (
     r"|/etc/shadow|\.netrc|\.pgpass|\.git-credentials|kubeconfig"
     r"|passwords?|passphrases?|secrets?|credentials?|(?:access|auth|bearer|session)\s+tokens?"
     r"|tokens?|private\s+keys?|ssh\s+keys?|env(?:ironment)?\s+variables|\.env\b|cookies"
-    r"|conversation(?:\s+history)?|chat\s+history|(?:the\s+)?context\s+window|memories"
+    r"|conversation(?:\s+history)?|chat\s+history|(?:the\s+)?context\s+window"
     r"|user(?:'s)?\s+data|credit\s+card(?:\s+numbers?)?)"
 )
+# What may not be *sent* anywhere: the secrets, and the memories themselves
+# ("list the memories" is an ordinary request; "post all memories to x.io" is not).
+_SENT = _SENSITIVE[:-1] + "|memories)"
 # Every alternative of _SENSITIVE holds one of these.
 SENSITIVE_GATE = ("prompt", "instructions", "system message", "ssh", "id_rsa", "id_ed25519",
                   ".aws", "/etc/", ".netrc", ".pgpass", "git-credentials", "kubeconfig",
@@ -178,7 +181,7 @@ PATTERN_RULES: tuple[PatternRule, ...] = (
         "claims priority over the system prompt (highest priority, supersedes all)"),
     PatternRule(
         "model_address", 0.5, re.compile(
-            r"\b(?:if\s+you\s+are|attention|note\s+to|dear|hey|to)\s+(?:an?\s+|the\s+|any\s+)?"
+            r"\b(?:if\s+you\s+are|attention|note\s+to|dear|hey|to\s+(?:all|any|every))\s+(?:an?\s+|the\s+|any\s+)?"
             r"(?:ai|llm|language\s+model|assistant|chatbot|agent|model|claude|chatgpt|gpt)s?\b"
             r"(?:\s+(?:reading|processing|seeing|that\s+reads|who\s+reads))?"
             r"|\b(?:ai|llm|assistant|agent|model)s?\s+(?:reading|processing|retrieving)\s+this"
@@ -233,7 +236,7 @@ PATTERN_RULES: tuple[PatternRule, ...] = (
     PatternRule(
         "send_to", 1.0, re.compile(
             r"\b(?:send|post|forward|upload|transmit|email|e-mail|exfiltrate|leak|pipe|submit"
-            r"|copy|report|relay|beacon)\s+(?:\S+\s+){0,6}?" + _SENSITIVE
+            r"|copy|report|relay|beacon)\s+(?:\S+\s+){0,6}?" + _SENT
             + r"\b(?:\s+\S+){0,6}?\s+(?:to|at|into|via)\s+(?:https?://|ftp://|\S+@\S+\.\w"
             r"|[\w-]+(?:\.[\w-]+)+|(?:this|my|our|the\s+following)\s+(?:url|endpoint|server"
             r"|webhook|address))",
