@@ -124,3 +124,17 @@ def test_the_installed_hook_command_runs_as_the_host_runs_it(run_cli: RunCli, us
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)["hookSpecificOutput"]
     assert "ships on Thursdays" in answer["additionalContext"]
+
+
+def test_the_proof_fails_for_a_command_the_host_could_not_run(tmp_path: Path) -> None:
+    from brainkeep.cli.connect_cmd import prove
+    from brainkeep.connect import Target
+    from brainkeep.errors import Unavailable
+
+    with pytest.raises(Unavailable):
+        prove(Target(command=str(tmp_path / "no-such-brainkeep")))
+    silent = tmp_path / "silent"
+    silent.write_text("#!/bin/sh\ncat >/dev/null\n")
+    silent.chmod(0o755)
+    with pytest.raises(Unavailable, match="did not answer"):
+        prove(Target(command=str(silent)))
