@@ -8,7 +8,7 @@ from pathlib import Path
 
 from brainkeep.brain import Brain
 from brainkeep.core.context import LOCAL
-from brainkeep.core.transcripts import TranscriptImporter
+from brainkeep.core.transcripts import Conversation, TranscriptImporter, Turn
 from tests.brain_engines import RawDatabase
 from tests.conftest import RunCli
 from tests.transcripts.conftest import FIXTURES
@@ -211,3 +211,19 @@ def test_a_turn_that_reads_as_an_injection_is_imported_but_held_for_review(
     assert (report.pages_written, report.quarantined) == (1, 1)
     page = brain.pages.get_page(report.slugs[0], LOCAL)
     assert page.visibility == "private"  # what the injection scorer does with a held page
+
+
+def test_private_import_and_conversations_built_by_a_caller(
+    brain: Brain, run_cli: RunCli
+) -> None:
+    result = run_cli("transcripts", "import", str(CLAUDE_AI), "--private", "--json")
+    assert result.exit_code == 0, result.output
+    slug = json.loads(result.stdout)["slugs"][0]
+    assert brain.pages.get_page(slug, LOCAL).visibility == "private"
+
+    conv = Conversation("hook-1", "Banked by a hook", "claude-code", None, (
+        Turn(0, "user", "Remember: the staging DB password=Sup3r-Secret9 is rotated", None),))
+    report = TranscriptImporter(brain.pages).import_conversations([conv])
+    assert (report.conversations, report.turns_added, report.secrets_scrubbed) == (1, 1, 1)
+    page = brain.pages.get_page("transcripts/claude-code/hook-1", LOCAL)
+    assert "Sup3r-Secret9" not in page.content and "[secret:assignment]" in page.content
