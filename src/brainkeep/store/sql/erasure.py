@@ -13,7 +13,7 @@ counts them before and after (the difference goes on its receipt), and
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from brainkeep.core.models import Memory
 from brainkeep.core.ports.erasure import MemoryCopies
@@ -25,9 +25,11 @@ class ErasureMixin:
     """``ErasureRepository`` over ``self.sql``; the engine adds ``_keyword_copies``."""
 
     sql: SQL
-    # Declared, not defined: the engine's text mixin and VectorsMixin provide them.
+    # Declared, not defined: the engine's erasure mixin and VectorsMixin provide them.
     _keyword_copies: Callable[[Sequence[int]], int]
-    vectors_available: bool
+    if TYPE_CHECKING:
+        @property
+        def vectors_available(self) -> bool: ...
 
     def memory_copies(self, memory_ids: Sequence[int]) -> MemoryCopies:
         """What still holds the text of ``memory_ids`` (rows gone count nothing)."""
