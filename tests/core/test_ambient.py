@@ -9,7 +9,7 @@ from typing import Any
 
 from brainkeep.core.ambient.digest import session_digest, workspace_cursor
 from brainkeep.core.ambient.mentions import mentions
-from brainkeep.core.ambient.prompt import best_lines, prompt_context
+from brainkeep.core.ambient.prompt import best_lines, one_by_one, prompt_context
 from brainkeep.core.ambient.relevance import Item, select, terms
 from brainkeep.core.ambient.render import TAG, block
 
@@ -78,12 +78,12 @@ def test_prompt_context_asks_for_named_entities_then_the_query() -> None:
         return {"facts": [], "results": [{"slug": "notes/q", "title": "Q",
                                           "chunk": "Falcon release train leaves Fridays"}]}
 
-    found = prompt_context("When does Project Falcon release?", ask)
+    found = prompt_context("When does Project Falcon release?", one_by_one(ask))
     assert [a for _, a in asked][0] == {"entity": "Project Falcon", "limit": 5}
     assert "query" in asked[-1][1]
     assert "Falcon ships Fridays" in found.text and "release train" in found.text
     assert found.entities == ("projects/falcon",)
-    assert prompt_context("ok", ask).text == ""
+    assert prompt_context("ok", one_by_one(ask)).text == ""
 
 
 def test_session_digest_sections_and_workspace_cursor() -> None:
@@ -96,7 +96,7 @@ def test_session_digest_sections_and_workspace_cursor() -> None:
         assert arguments["session_id"] == workspace_cursor("/w/billing")
         return {"pages": [], "facts": [{"fact_id": "f2", "fact": "Invoices at 06:00"}]}
 
-    digest = session_digest(ask, workspace="/w/billing", standing=["billing"])
+    digest = session_digest(one_by_one(ask), workspace="/w/billing", standing=["billing"])
     assert digest.text.count("Invoices at 06:00") == 1  # changed and recent: shown once
     assert "## Changed since the last session here" in digest.text
     assert "/w/billing" not in workspace_cursor("/w/billing")

@@ -12,6 +12,7 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -143,9 +144,15 @@ class LocalBackend:
             raise HookFailure(str(answer.get("code") or "error"))
         return dict(answer)
 
-    def ask(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        return dict(self.request({"op": "ask", "tool": tool, "arguments": arguments})
-                    ["envelope"])
+    def ask(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Every call in one request (one round trip); any failed call fails the run."""
+        answer = self.request({"op": "batch", "calls": [{"tool": tool, "arguments": arguments}
+                                                        for tool, arguments in calls]})
+        results = answer.get("results") or []
+        for result in results:
+            if not result.get("ok"):
+                raise HookFailure(str(result.get("code") or "error"))
+        return [dict(result["envelope"]) for result in results]
 
     def bank(self, path: str, fmt: str, *, wait: bool) -> dict[str, Any]:
         return self.request({"op": "bank", "path": path, "format": fmt, "wait": wait})
@@ -164,7 +171,10 @@ class RemoteBackend:
         self.url, self.token, self.deadline = url, token, deadline
         self._ids = 0
 
-    def ask(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    def ask(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+        return [self.call(tool, arguments) for tool, arguments in calls]
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         import http.client
 
         parts = urlsplit(self.url)

@@ -4,8 +4,10 @@ A hook process cannot afford to open a brain (numpy, the engines and the
 services cost 0.3 s of imports before any read), so the brain is opened
 once here and hooks ask over a Unix socket, one JSON line per request:
 
-- ``{"op": "ask", "tool", "arguments"}`` -> ``{"ok", "envelope"}``: one verb
-  through the dispatcher, as a read-only remote caller (what MCP would see);
+- ``{"op": "batch", "calls": [{"tool", "arguments"}, ...]}`` -> ``{"ok",
+  "results": [{"ok", "envelope"}, ...]}`` (``{"op": "ask", "tool",
+  "arguments"}`` for one): verbs through the dispatcher, as a read-only
+  remote caller (what MCP would see);
 - ``{"op": "bank", "path", "format", "wait"}``: import the transcript's new
   turns (queued; ``wait`` answers after it is done);
 - ``{"op": "ping"}``; ``{"op": "quit"}`` (stop now; `connect --uninstall` and tests).
@@ -44,6 +46,7 @@ IDLE_S = 900.0
 HOOK_CALLER = Caller(remote=True, client_id="hooks", transport="hooks",
                      scopes=frozenset({"read"}))
 BANK_WAIT_S = 120.0
+MAX_BATCH = 16  # a prompt asks at most 7 (six names and the query)
 
 
 class Ambient:
@@ -61,12 +64,10 @@ class Ambient:
         if op == "ping":
             return {"ok": True, "version": __version__, "pid": os.getpid()}
         if op == "ask":
-            outcome = self.dispatcher.call(str(message.get("tool")),
-                                           dict(message.get("arguments") or {}), HOOK_CALLER)
-            if outcome.is_error:
-                code = "locked" if outcome.retryable else "error"
-                return {"ok": False, "code": code, "error": outcome.payload.get("error")}
-            return {"ok": True, "envelope": outcome.payload}
+            return self.ask(message)
+        if op == "batch":
+            return {"ok": True, "results": [self.ask(call) for call in
+                                            list(message.get("calls") or [])[:MAX_BATCH]]}
         if op == "bank":
             done, report = threading.Event(), dict[str, Any]()
             self.jobs.put((str(message.get("path") or ""), str(message.get("format") or "auto"),
@@ -76,6 +77,15 @@ class Ambient:
                 return {"ok": bool(report.get("ok")), **report}
             return {"ok": True, "queued": True}
         return {"ok": False, "code": "bad_payload"}
+
+    def ask(self, call: dict[str, Any]) -> dict[str, Any]:
+        """One verb through the dispatcher, as the hooks' read-only caller."""
+        outcome = self.dispatcher.call(str(call.get("tool")), dict(call.get("arguments") or {}),
+                                       HOOK_CALLER)
+        if outcome.is_error:
+            code = "locked" if outcome.retryable else "error"
+            return {"ok": False, "code": code, "error": outcome.payload.get("error")}
+        return {"ok": True, "envelope": outcome.payload}
 
     def _bank_loop(self) -> None:
         while True:

@@ -71,10 +71,12 @@ def session_digest(
     """The digest for a session starting in ``workspace`` ('' text when there is nothing)."""
     # The verb takes a comma-separated string (MEMORY_VERBS v1).
     names = list(dict.fromkeys(n.replace(",", " ").strip() for n in standing if n))
-    pack = ask("context_pack", {"entities": ",".join(n for n in names if n)[:2000],
-                                "budget_tokens": max(1, budget // 2)})
-    changes = ask("delta", {"session_id": workspace_cursor(workspace),
-                            "budget_tokens": max(1, budget // 2)})
+    pack, changes = ask([
+        ("context_pack", {"entities": ",".join(n for n in names if n)[:2000],
+                          "budget_tokens": max(1, budget // 2)}),
+        ("delta", {"session_id": workspace_cursor(workspace),
+                   "budget_tokens": max(1, budget // 2)}),
+    ])
     standing_items = _cards(pack)
     changed = _changed_pages(changes) + [
         Item(i.key, i.kind, i.text, i.source, pinned=True) for i in fact_items(changes)]

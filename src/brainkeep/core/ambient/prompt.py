@@ -12,8 +12,15 @@ from brainkeep.core.ambient.relevance import Item, Selection, select, terms
 from brainkeep.core.ambient.render import block
 from brainkeep.core.limits import MAX_QUERY_CHARS
 
-# (tool name, arguments) -> the verb's envelope; the front decides how it travels.
-Ask = Callable[[str, dict[str, Any]], dict[str, Any]]
+# Calls (tool name, arguments) -> their verb envelopes, in order. One batch per
+# hook run: the reads do not depend on each other, and every round trip to a
+# server is a wake-up a loaded machine makes slow. The front decides how they travel.
+Ask = Callable[[Sequence[tuple[str, dict[str, Any]]]], list[dict[str, Any]]]
+
+
+def one_by_one(ask_one: Callable[[str, dict[str, Any]], dict[str, Any]]) -> Ask:
+    """An ``Ask`` over a one-call function (each call in turn)."""
+    return lambda calls: [ask_one(tool, arguments) for tool, arguments in calls]
 
 PROMPT_BUDGET = 1500
 RELEVANCE_FLOOR = 0.3
@@ -100,22 +107,21 @@ def prompt_context(
     twenty times.
     """
     wanted = terms(prompt)
-    calls = 0
     candidates: list[Item] = []
     slugs: list[str] = []
     if not wanted:
         return PromptContext("", select(prompt, [], seen=seen, budget=budget, floor=floor),
                              (), 0)
-    for name in mentions(prompt):
-        envelope = ask("recall", {"entity": name, "limit": ENTITY_FACTS})
-        calls += 1
+    names = mentions(prompt)
+    calls = [("recall", {"entity": name, "limit": ENTITY_FACTS}) for name in names]
+    calls.append(("recall", {"query": prompt[:QUERY_CHARS], "limit": QUERY_LIMIT}))
+    *named, found = ask(calls)
+    for envelope in named:
         resolution = envelope.get("entity_resolution") or {}
         if resolution.get("via") in EXACT_VIAS and resolution.get("slug"):
             slugs.append(str(resolution["slug"]))
             candidates += fact_items(envelope, pinned=True)
-    envelope = ask("recall", {"query": prompt[:QUERY_CHARS], "limit": QUERY_LIMIT})
-    calls += 1
-    candidates += fact_items(envelope) + page_items(envelope, wanted)
+    candidates += fact_items(found) + page_items(found, wanted)
     chosen = select(prompt, candidates, seen=seen, budget=budget, floor=floor)
     text = block("relevant-to-this-prompt", [("Memory", chosen.items)])
-    return PromptContext(text, chosen, tuple(dict.fromkeys(slugs)), calls)
+    return PromptContext(text, chosen, tuple(dict.fromkeys(slugs)), len(calls))
