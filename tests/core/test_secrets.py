@@ -83,3 +83,10 @@ def test_every_rule_is_published_in_docs_agents() -> None:
     section = doc[doc.index("## Secret scrubbing"):]
     missing = [rule.name for rule in RULES if f"`{rule.name}`" not in section]
     assert missing == []
+
+
+def test_assignments_inside_escaped_json_are_found() -> None:
+    nested = r'{"output": "{\"password\": \"hunter22x\", \"user\": \"bob\"}"}'
+    result = scrub(nested)
+    assert "hunter22x" not in result.text and r'\"user\": \"bob\"' in result.text
+    assert scrub('cfg = {"token": "Zq8\\nabc9"}').text == 'cfg = {"token": "[secret:assignment]"}'

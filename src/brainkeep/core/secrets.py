@@ -221,9 +221,12 @@ _KEY_ENDINGS = ("password", "passwd", "passphrase", "pwd", "secret", "token", "k
 # "...key" counts only after one of these (api_key, SecretAccessKey, signing-key).
 _KEY_KINDS = ("api", "access", "secret", "private", "auth", "signing", "encryption", "master",
               "license", "service_account")
+# Quotes may come escaped (\"password\": \"...\"): JSON inside a JSON string,
+# as tool inputs and outputs often are.
 _ASSIGN_TAIL = re.compile(
-    r"[\"']?(?P<sep>[ \t]*(?:=>|:=|:|=)[ \t]*)"
-    r"(?:\"(?P<dq>[^\"\n]{1,512})\"|'(?P<sq>[^'\n]{1,512})'|(?P<s>[^\s\"',;]{1,512}))")
+    r"(?:\\?[\"'])?(?P<sep>[ \t]*(?:=>|:=|:|=)[ \t]*)"
+    r"(?:\\?\"(?P<dq>(?:[^\"\\\n]|\\(?!\")){1,512})\\?\"|'(?P<sq>[^'\n]{1,512})'"
+    r"|(?P<s>[^\s\"',;\\]{1,512}))")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
