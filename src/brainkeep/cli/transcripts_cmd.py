@@ -50,7 +50,13 @@ def _progress(cli: CliContext) -> Progress:
 @pass_cli
 def import_(cli: CliContext, paths: tuple[Path, ...], fmt: str, private: bool) -> None:
     """Import transcripts from PATH... (files, or folders walked for *.jsonl,
-    conversations.json and .zip exports); re-runs write only new turns."""
+    conversations.json and .zip exports); re-runs write only new turns.
+
+    Each conversation becomes pages transcripts/<format>/<id>[/part-N];
+    secrets are replaced by [secret:<rule>] markers before anything is
+    stored; tool calls and results are kept in a short form (docs/agents.md).
+    Exit 1 when a file named here could not be imported.
+    """
     brain = cli.brain()
     importer = TranscriptImporter(brain.pages, private=private)
     files: list[tuple[Path, bool]] = []  # (file, named on the command line)
