@@ -93,3 +93,13 @@ def test_entity_index_matches_longest_names_and_capitalized_single_words() -> No
                      ("projects/rust", "Rust")]
     assert index.find("nothing here") == []
     assert not EntityIndex()
+
+
+def test_every_part_page_is_short_enough_for_the_injection_scorer_to_read_whole() -> None:
+    from brainkeep.core import injection
+
+    window = 2 * injection._PATTERN_WINDOW  # it reads the first and the last 64K characters
+    assert TRANSCRIPT_PART_BYTES + 4096 <= window
+    assert TRANSCRIPT_TURN_BYTES + 4096 <= window  # a part holding one cut giant turn
+    (part,) = render_parts(_conv(clip_turn("z" * (3 * TRANSCRIPT_TURN_BYTES))))
+    assert len(part.content) <= window

@@ -39,7 +39,9 @@ MAX_ID_CHARS = 256  # agent, org, thread, branch ids
 MAX_TAG_CHARS = 128
 MAX_PAGE_BYTES = 1_048_576  # page markdown, UTF-8 bytes
 TRANSCRIPT_PART_BYTES = 65_536  # turns per transcript page, by UTF-8 bytes (then a new part)
-TRANSCRIPT_TURN_BYTES = 262_144  # one imported turn; the rest is cut, with a note saying so
+# One imported turn; the rest is cut, with a note saying so. A part page then stays
+# within what the injection scorer reads whole (core/injection.py's two 64K windows).
+TRANSCRIPT_TURN_BYTES = 122_880
 # Stored frontmatter larger than this is not served (a page stored before
 # aliases were refused can hold a YAML expansion of tens of MB).
 MAX_STORED_FRONTMATTER_CHARS = 4 * MAX_PAGE_BYTES
