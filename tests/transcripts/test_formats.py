@@ -119,3 +119,20 @@ def test_a_folder_is_walked_for_logs_and_exports_only(tmp_path: Path) -> None:
         (tmp_path / name).write_text("x", encoding="utf-8")
     found = [p.relative_to(tmp_path).as_posix() for p in transcript_files(tmp_path)]
     assert found == ["p/a.jsonl", "p/export.zip", "p/q/conversations.json"]
+
+
+def test_chatgpt_multimodal_parts_keep_spoken_words_and_mark_media(tmp_path: Path) -> None:
+    parts = ["Look at this", {"content_type": "image_asset_pointer", "asset_pointer": "file://x"},
+             {"content_type": "audio_transcription", "text": "and what I said aloud"},
+             {"content_type": "audio_asset_pointer", "asset_pointer": "file://y"}]
+    mapping = {
+        "r": {"id": "r", "message": None, "parent": None, "children": ["m"]},
+        "m": {"id": "m", "parent": "r", "children": [], "message": {
+            "id": "m", "author": {"role": "user"}, "create_time": 1709370000,
+            "content": {"content_type": "multimodal_text", "parts": parts}}},
+    }
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([{"title": "Photo", "create_time": 1709370000, "id": "c9",
+                                 "mapping": mapping, "current_node": "m"}]), encoding="utf-8")
+    (turn,) = parse(path).conversations[0].turns
+    assert turn.text == "Look at this\n\n[image]\n\nand what I said aloud\n\n[audio]"

@@ -69,6 +69,18 @@ def _node_time(node: Any) -> float:
     return float(value) if isinstance(value, int | float) else 0.0
 
 
+def _part_text(part: Any) -> str:
+    """One of ``content.parts``: text, a transcribed voice message, or a placeholder."""
+    if isinstance(part, str):
+        return part
+    if not isinstance(part, dict):
+        return ""
+    if isinstance(part.get("text"), str):  # audio_transcription parts carry the words
+        return str(part["text"])
+    kind = str(part.get("content_type", ""))
+    return "[image]" if "image" in kind else "[audio]" if "audio" in kind else ""
+
+
 def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -91,8 +103,7 @@ def _chatgpt_text(message: dict[str, Any]) -> tuple[str, str] | None:
         return "tool", tool_result(body)
     parts = content.get("parts")
     if isinstance(parts, list):
-        texts = [p if isinstance(p, str) else "[image]" if isinstance(p, dict) else ""
-                 for p in parts]
+        texts = [_part_text(p) for p in parts]
         text = "\n\n".join(t for t in texts if t.strip())
     else:
         text = str(content.get("text") or "")
