@@ -108,7 +108,9 @@ class FactSearch:
     convex_weights: tuple[float, float, float] = (0.4, 0.2, 0.4)  # keyword, strict, vector
     overlap: Overlap | None = None  # None: the lists one after the other
     sparse: Sparse | None = None  # the learned-sparse list, weighted ``sparse_weight``
-    sparse_weight: float = 0.4
+    # 0.2: the best of 0 / 0.2 / 0.4 on the dev split of bench/retrieval_eval.py
+    # (docs/search.md, "Learned-sparse arm").
+    sparse_weight: float = 0.2
 
     def search(self, query: str, filt: FactFilter, *, limit: int) -> list[Memory]:
         """Facts passing ``filt`` that match ``query``, best first (at most ``limit``)."""
