@@ -17,6 +17,7 @@ Scrubbing is idempotent: a marker never matches a rule again, so
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -338,11 +339,18 @@ def scrub(text: str) -> Scrubbed:
     candidates = _spans(text)
     if not candidates:
         return Scrubbed(text, ())
-    accepted: list[tuple[int, int, str]] = []
+    # Accepted spans never overlap, so a candidate need only be checked
+    # against its two neighbours in start order (a pasted .env dump can hold
+    # thousands of hits: no quadratic pass).
+    kept: list[tuple[int, int, str]] = []
     for start, end, rule in candidates:  # markers first, then in rule-priority order
-        if all(end <= a or start >= b for a, b, _ in accepted):
-            accepted.append((start, end, rule))
-    accepted = sorted(hit for hit in accepted if hit[2])
+        at = bisect.bisect_left(kept, (start, -1, ""))
+        if at > 0 and kept[at - 1][1] > start:
+            continue
+        if at < len(kept) and kept[at][0] < end:
+            continue
+        kept.insert(at, (start, end, rule))
+    accepted = [hit for hit in kept if hit[2]]
     if not accepted:
         return Scrubbed(text, ())
     out: list[str] = []
