@@ -66,6 +66,9 @@ COMMANDS: dict[str, LazyCommand] = {
     "quarantine": LazyCommand("brainkeep.cli.quarantine_cmds:quarantine",
                               "Review held writes (suspected prompt injection): list, show, "
                               "release, reject."),
+    "receipt": LazyCommand("brainkeep.cli.receipt_cmd:receipt",
+                           "Issue the forget receipt of the erasure logged as event SEQ "
+                           "(signed with a configured key)."),
     "recall": LazyCommand("brainkeep.cli.verb_cmds:verb_command", "recall (memory read)"),
     "remember": LazyCommand("brainkeep.cli.verb_cmds:verb_command", "remember (memory write)"),
     "search": LazyCommand("brainkeep.cli.verb_cmds:verb_command",

@@ -1,17 +1,19 @@
-"""`brainkeep verify --receipt FILE`: check one forget receipt against the brain.
+"""Forget receipts on the CLI: `brainkeep verify --receipt FILE` and `brainkeep receipt SEQ`.
 
-The rule is ``core.receipts.check``; this module reads the file and the
-keys (the composition root reads the environment) and renders the verdict.
+The rules are ``core.receipts.check`` and ``core.receipts.reissue``; this
+module reads files and keys (the composition root reads the environment)
+and renders the result.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import click
 
-from brainkeep.cli.app import CliContext, emit
+from brainkeep.cli.app import CliContext, emit, json_option
 from brainkeep.core import receipts, signing
 from brainkeep.errors import InvalidInput
 
@@ -53,3 +55,30 @@ def check_receipt(cli: CliContext, path: Path, public_key: Path | None,
     emit(cli, data, human)
     if not verdict.valid:
         raise SystemExit(1)
+
+
+pass_cli = click.make_pass_decorator(CliContext, ensure=True)
+
+
+@click.command()
+@click.argument("seq", type=click.IntRange(min=1))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the receipt to this file instead of printing it.")
+@json_option
+@pass_cli
+def receipt(cli: CliContext, seq: int, out: Path | None) -> None:
+    """Issue the forget receipt of the erasure logged as event SEQ (signed with a configured key).
+
+    For an erasure whose receipt was not kept (a gRPC trailer nobody saved):
+    the event's memory count and purge counts, today's chain head, and a
+    signature when BRAINKEEP_SIGNING_KEY_FILE or BRAINKEEP_SIGNING_KEY is set.
+    Check it with `brainkeep verify --receipt FILE`.
+    """
+    brain = cli.brain()
+    issued = receipts.reissue(brain.store, brain.receipts, seq, now=brain.clock.now_ts())
+    if out is None:
+        click.echo(json.dumps(issued, indent=2))
+        return
+    out.write_text(json.dumps(issued, indent=2) + "\n", encoding="utf-8")
+    emit(cli, {"receipt_file": str(out), "event": issued["event"]},
+         f"receipt of event {seq} written to {out}")

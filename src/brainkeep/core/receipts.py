@@ -34,7 +34,7 @@ from brainkeep.core.audit import canonical
 from brainkeep.core.erasure import Erasure
 from brainkeep.core.models import DEFAULT_SOURCE, Event, NewEvent
 from brainkeep.core.ports.store import Store
-from brainkeep.errors import InvalidInput
+from brainkeep.errors import InvalidInput, NotFound
 
 FORMAT = "brainkeep forget receipt v1"
 ERASE_KIND = "memory.erase"  # the summary event of a purging forget (ForgetSubject: subject.erase)
@@ -209,6 +209,28 @@ def check(store: Store, receipt: Mapping[str, Any], *,
     if not left.empty:
         problems.append(f"copies of the forgotten text are stored again: {left.counts()}")
     return ReceiptCheck(tuple(problems), receipt.get("signature") is not None, fingerprint)
+
+
+def reissue(store: Store, issuer: ReceiptIssuer, seq: int, *, now: str) -> dict[str, Any]:
+    """A receipt for an erasure logged earlier (`brainkeep receipt SEQ`), against today's head.
+
+    Everything comes from the hash-chained event; what the engine did to its
+    files after that commit was not logged, so ``scrub`` says it was reissued.
+
+    Raises:
+        NotFound: no event ``seq``, or it is not an erasure with purge counts.
+    """
+    event = store.event_at(seq)
+    if event is None or event.kind not in (ERASE_KIND, SUBJECT_ERASE_KIND) \
+            or not isinstance(event.payload.get("purged"), dict):
+        raise NotFound(f"Event {seq} is not a logged erasure.", field="seq",
+                       suggestion="Pass the seq of a memory.erase or a purging subject.erase "
+                       "event (the receipt's event.seq).")
+    erasure = Erasure((), tuple(str(u) for u in event.payload.get("memory_ids") or []),
+                      dict(event.payload["purged"]))
+    operation = "ForgetSubject" if event.kind == SUBJECT_ERASE_KIND else "forget"
+    return issuer.issue(operation=operation, strategy=str(event.payload.get("strategy")),
+                        event=event, erasure=erasure, scrub={"reissued": True}, now=now)
 
 
 def settle(store: Store, issuer: ReceiptIssuer | None, *, operation: str, strategy: str,
