@@ -5,14 +5,18 @@ forward form: uint16 term ids, then uint16 impacts = weight x 100, rounded,
 at least 1), and ``sparse_postings`` one ``(kind, term, impact, item_id)``
 key per non-zero term, so a term's postings are read best impact first.
 
-Search is Fagin's threshold algorithm over those lists. Each round reads
-the next block of every query term's postings (blocks doubling from
-``FIRST_BLOCK``), scores the rows it has not seen exactly from their stored
-vectors (random access by key), and stops as soon as the k-th best exact
-score beats the threshold ``sum(query weight x next unread impact)``: a
-row not yet seen in any list scores at most that. So the result is the
-exact top k, yet a common term's list is read only as deep as it matters
-(``bench/sparse_search.py`` counts postings read against a full scan).
+Search is exact top k in two steps. First the best ``FIRST_BLOCK``
+postings of every query term are read and their rows scored exactly from
+their stored vectors: if the k-th score already beats the threshold
+``sum(query weight x next unread impact)`` (Fagin's threshold algorithm),
+no unseen row can enter and the search ends. Otherwise MaxScore: the terms
+whose best contributions together stay below the k-th score are
+"non-essential" (a row having only those cannot enter), the essential
+terms' postings are summed in one SQL aggregate, and rows are completed
+exactly in descending order of ``partial + non-essential bound`` until that
+bound falls below the k-th score. A common term with a small query weight
+is never read past its first block (``bench/sparse_speed.py`` counts
+postings read against what the query's terms hold).
 ``scan`` scores every row (the reference the property test checks against).
 
 A row re-encoded through ``put`` has its old postings deleted by key;
@@ -42,7 +46,6 @@ FIRST_BLOCK = 32
 # Up to this many rows one vectorised pass over every stored vector is
 # cheaper than the rounds of the threshold algorithm (bench/sparse_speed.py).
 SCAN_MAX = 4000
-MAX_BLOCK = 8192
 _FORWARD_BATCH = 500  # ids per random-access read (SQLite's bound-parameter budget)
 
 
@@ -135,39 +138,74 @@ class SQLiteSparseIndex(SparseRows):
         private = vector_sees_private(scope)
         weights = np.zeros(VOCAB_SIZE, dtype=np.float64)
         weights[query.terms] = query.weights
-        # Per term: the last (impact, item) read and the impact bound of what is unread.
-        cursors: dict[int, tuple[int, int] | None] = {int(t): None for t in query.terms}
-        frontier = {int(t): float("inf") for t in query.terms}
-        seen: set[int] = set()
         best: list[tuple[float, int, int]] = []  # a min-heap of (score, -item, page)
-        block, read = FIRST_BLOCK, 0
-        while True:
-            fresh: set[int] = set()
-            for term in list(cursors):
-                rows = self._postings(kind, term, cursors[term], block)
-                read += len(rows)
-                if len(rows) < block:
-                    del cursors[term]
-                    frontier[term] = 0.0
-                else:
-                    cursors[term] = (int(rows[-1][0]), int(rows[-1][1]))
-                    frontier[term] = float(rows[-1][0])
-                fresh.update(int(r[1]) for r in rows if int(r[1]) not in seen)
-            seen |= fresh
-            for item, page, score in self._score(kind, fresh, weights, private):
+
+        def offer(scored: list[tuple[int, int, float]]) -> None:
+            for item, page, score in scored:
                 entry = (score, -item, page)
                 if len(best) < k:
                     heapq.heappush(best, entry)
                 elif entry > best[0]:
                     heapq.heapreplace(best, entry)
-            threshold = sum(float(weights[t]) * f for t, f in frontier.items())
-            threshold /= IMPACT_SCALE
-            if not cursors or (len(best) >= k and best[0][0] > threshold):
-                break
-            block = min(block * 2, MAX_BLOCK)
+
+        def kth() -> float:
+            return best[0][0] if len(best) >= k else 0.0
+
+        # 1. The best FIRST_BLOCK postings of every term, their rows scored
+        #    exactly: a lower bound on the k-th score, and the threshold
+        #    algorithm's bound on every row not seen yet.
+        seen: set[int] = set()
+        frontier: dict[int, float] = {}
+        top: dict[int, float] = {}
+        read = 0
+        for term in (int(t) for t in query.terms):
+            rows = self._postings(kind, term, FIRST_BLOCK)
+            read += len(rows)
+            if rows:
+                top[term] = float(rows[0][0])
+                frontier[term] = float(rows[-1][0]) if len(rows) == FIRST_BLOCK else 0.0
+                seen.update(int(r[1]) for r in rows)
+        offer(self._score(kind, seen, weights, private))
+        unseen_bound = sum(float(weights[t]) * f for t, f in frontier.items()) / IMPACT_SCALE
+        if len(best) < k or kth() <= unseen_bound:
+            # 2. MaxScore: terms whose best contributions together stay below
+            #    the k-th score cannot lift a row that has none of the other
+            #    ("essential") terms, so only rows in essential lists can
+            #    still enter. Their essential part is summed in SQL; rows are
+            #    completed exactly in descending order of their bound.
+            ranked = sorted(top, key=lambda t: float(weights[t]) * top[t])
+            rest, essential = 0.0, list(ranked)
+            for term in ranked:
+                gain = float(weights[term]) * top[term] / IMPACT_SCALE
+                if rest + gain >= kth():
+                    break
+                rest += gain
+                essential.remove(term)
+            partial, counted = self._partial(kind, essential, weights)
+            read += counted
+            order = sorted((i for i in partial if i not in seen),
+                           key=lambda i: -partial[i])
+            for lo in range(0, len(order), _FORWARD_BATCH):
+                batch = order[lo : lo + _FORWARD_BATCH]
+                if len(best) >= k and partial[batch[0]] + rest < kth():
+                    break
+                offer(self._score(kind, set(batch), weights, private))
         self.last_postings_read = read
-        ranked = sorted(best, reverse=True)
-        return [ScoredId(-neg, page, score) for score, neg, page in ranked]
+        ranked_best = sorted(best, reverse=True)
+        return [ScoredId(-neg, page, score) for score, neg, page in ranked_best]
+
+    def _partial(self, kind: str, terms: list[int], weights: np.ndarray
+                 ) -> tuple[dict[int, float], int]:
+        """row -> its dot product over ``terms`` alone (from the postings), and postings read."""
+        if not terms:
+            return {}, 0
+        cases = " ".join(f"WHEN {int(t)} THEN {float(weights[t])!r}" for t in terms)
+        listed = ",".join(str(int(t)) for t in terms)  # ints and floats of ours, not caller text
+        rows = self.db.all(
+            f"SELECT item_id, SUM(impact * CASE term {cases} END), COUNT(*) FROM sparse_postings "
+            f"WHERE kind = ? AND term IN ({listed}) GROUP BY item_id", (kind,))
+        return ({int(r[0]): float(r[1]) / IMPACT_SCALE for r in rows},
+                sum(int(r[2]) for r in rows))
 
     def scan(
         self, kind: str, query: SparseTerms, scope: SearchScope | None, k: int
@@ -194,16 +232,10 @@ class SQLiteSparseIndex(SparseRows):
             (kind, self.source_id, self.model, self.scan_max + 1))
         return int(held) <= self.scan_max
 
-    def _postings(self, kind: str, term: int, after: tuple[int, int] | None,
-                  limit: int) -> list[Any]:
-        if after is None:
-            return self.db.all(
-                "SELECT impact, item_id FROM sparse_postings WHERE kind = ? AND term = ? "
-                "ORDER BY impact DESC, item_id DESC LIMIT ?", (kind, term, limit))
+    def _postings(self, kind: str, term: int, limit: int) -> list[Any]:
         return self.db.all(
             "SELECT impact, item_id FROM sparse_postings WHERE kind = ? AND term = ? "
-            "AND (impact, item_id) < (?, ?) ORDER BY impact DESC, item_id DESC LIMIT ?",
-            (kind, term, after[0], after[1], limit))
+            "ORDER BY impact DESC, item_id DESC LIMIT ?", (kind, term, limit))
 
     def _score(self, kind: str, items: set[int], weights: np.ndarray,
                private: bool) -> list[tuple[int, int, float]]:
