@@ -9,14 +9,15 @@ Search is exact top k in two steps. First the best ``FIRST_BLOCK``
 postings of every query term are read and their rows scored exactly from
 their stored vectors: if the k-th score already beats the threshold
 ``sum(query weight x next unread impact)`` (Fagin's threshold algorithm),
-no unseen row can enter and the search ends. Otherwise MaxScore: the terms
-whose best contributions together stay below the k-th score are
-"non-essential" (a row having only those cannot enter), the essential
-terms' postings are summed in one SQL aggregate, and rows are completed
-exactly in descending order of ``partial + non-essential bound`` until that
-bound falls below the k-th score. A common term with a small query weight
-is never read past its first block (``bench/sparse_speed.py`` counts
-postings read against what the query's terms hold).
+no unseen row can enter and the search ends having read at most 32
+postings per term. Otherwise every posting of the query's terms is summed
+in one SQL aggregate (exact scores, best first) and the best rows checked
+against the stored vectors until k pass. Measured (docs/benchmarks.md):
+rounds of the threshold algorithm with random access, and MaxScore
+completing rows from their stored vectors, both cost 3-4x the CPU of that
+one aggregate at 20K rows; pruning deeper than the first block did not pay
+in Python. ``bench/sparse_speed.py`` counts postings read against what the
+query's terms hold.
 ``scan`` scores every row (the reference the property test checks against).
 
 A row re-encoded through ``put`` has its old postings deleted by key;
@@ -168,44 +169,36 @@ class SQLiteSparseIndex(SparseRows):
         offer(self._score(kind, seen, weights, private))
         unseen_bound = sum(float(weights[t]) * f for t, f in frontier.items()) / IMPACT_SCALE
         if len(best) < k or kth() <= unseen_bound:
-            # 2. MaxScore: terms whose best contributions together stay below
-            #    the k-th score cannot lift a row that has none of the other
-            #    ("essential") terms, so only rows in essential lists can
-            #    still enter. Their essential part is summed in SQL; rows are
-            #    completed exactly in descending order of their bound.
-            ranked = sorted(top, key=lambda t: float(weights[t]) * top[t])
-            rest, essential = 0.0, list(ranked)
-            for term in ranked:
-                gain = float(weights[term]) * top[term] / IMPACT_SCALE
-                if rest + gain >= kth():
+            # 2. Not settled by the first blocks: the dot products of every row
+            #    holding a query term, summed in one SQL aggregate (the
+            #    postings are the stored vectors' terms, so the sums are the
+            #    exact scores), best first; rows are checked against the
+            #    forward table (gone, private, another source) a batch at a
+            #    time until k pass.
+            limit = max(2 * k, 64)
+            while True:
+                rows, counted = self._summed(kind, query, limit)
+                offer(self._score(kind, {item for item, _ in rows} - seen, weights, private))
+                if len(rows) < limit or (len(best) >= k and rows[-1][1] <= kth()):
                     break
-                rest += gain
-                essential.remove(term)
-            partial, counted = self._partial(kind, essential, weights)
+                limit *= 4
             read += counted
-            order = sorted((i for i in partial if i not in seen),
-                           key=lambda i: -partial[i])
-            for lo in range(0, len(order), _FORWARD_BATCH):
-                batch = order[lo : lo + _FORWARD_BATCH]
-                if len(best) >= k and partial[batch[0]] + rest < kth():
-                    break
-                offer(self._score(kind, set(batch), weights, private))
         self.last_postings_read = read
         ranked_best = sorted(best, reverse=True)
         return [ScoredId(-neg, page, score) for score, neg, page in ranked_best]
 
-    def _partial(self, kind: str, terms: list[int], weights: np.ndarray
-                 ) -> tuple[dict[int, float], int]:
-        """row -> its dot product over ``terms`` alone (from the postings), and postings read."""
-        if not terms:
-            return {}, 0
-        cases = " ".join(f"WHEN {int(t)} THEN {float(weights[t])!r}" for t in terms)
-        listed = ",".join(str(int(t)) for t in terms)  # ints and floats of ours, not caller text
+    def _summed(self, kind: str, query: SparseTerms, limit: int
+                ) -> tuple[list[tuple[int, float]], int]:
+        """The ``limit`` best (row, dot product) by the query terms' postings, and postings read."""
+        cases = " ".join(f"WHEN {int(t)} THEN {float(w)!r}"
+                         for t, w in zip(query.terms, query.weights, strict=True))
+        listed = ",".join(str(int(t)) for t in query.terms)  # numbers of ours, not caller text
         rows = self.db.all(
-            f"SELECT item_id, SUM(impact * CASE term {cases} END), COUNT(*) FROM sparse_postings "
-            f"WHERE kind = ? AND term IN ({listed}) GROUP BY item_id", (kind,))
-        return ({int(r[0]): float(r[1]) / IMPACT_SCALE for r in rows},
-                sum(int(r[2]) for r in rows))
+            f"SELECT item_id, SUM(impact * CASE term {cases} END) AS s, SUM(COUNT(*)) OVER () "
+            f"FROM sparse_postings WHERE kind = ? AND term IN ({listed}) GROUP BY item_id "
+            "ORDER BY s DESC, item_id LIMIT ?", (kind, limit))
+        return ([(int(r[0]), float(r[1]) / IMPACT_SCALE) for r in rows],
+                int(rows[0][2]) if rows else 0)
 
     def scan(
         self, kind: str, query: SparseTerms, scope: SearchScope | None, k: int
