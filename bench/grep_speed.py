@@ -10,7 +10,7 @@ runs any pending migration such as 0013's trigram backfill — and measures:
 
 * ``grep``: the MCP recall facts arm with ``grep`` (``FactService.list_facts``,
   a remote stdio caller, limit 50);
-* ``exact``: gRPC ``exact`` recall at the store (``mnemo_exact``, limit 10).
+* ``exact``: gRPC ``exact`` recall at the store (``memories_containing``, limit 10).
   The store call, not the RPC: the RPC also records reads, which another
   change moves out of the hash chain, and would blur this comparison.
 
@@ -128,7 +128,7 @@ def run(brain, mix: list[tuple[str, str]]) -> None:  # type: ignore[no-untyped-d
     print(f"{counts['pages']:,} pages, {counts['memories']:,} memories")
     paths = {
         "grep": lambda needle: brain.facts.list_facts(STDIO, grep=needle, limit=50),
-        "exact": lambda needle: brain.store.mnemo_exact(
+        "exact": lambda needle: brain.store.memories_containing(
             MemoryFilter(source_id=brain.source_id, reader="bench",
                          now=brain.clock.now_ts()), needle, 10),
     }

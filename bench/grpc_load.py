@@ -252,7 +252,7 @@ def main() -> int:
         stored = {}
         ids = list(acknowledged)
         for i in range(0, len(ids), 500):
-            stored.update(brain.store.mnemo_memories_by_uuid(ids[i:i + 500]))
+            stored.update(brain.store.memories_by_uuid(ids[i:i + 500]))
         missing = [i for i in ids if i not in stored]
         mismatched = [i for i in ids if i in stored and stored[i].content_hash != acknowledged[i]]
         total = brain.store.counts()["memories"]

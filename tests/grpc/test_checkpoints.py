@@ -27,7 +27,7 @@ def test_checkpoints_chain_with_parents(stub, brain: Brain) -> None:
     m2 = remember(stub, "step two", thread_id="t1")
     second = _cp(stub, {"step": 2})
     assert second.parent_id == first.checkpoint_id
-    stored = brain.store.mnemo_get_checkpoint(second.checkpoint_id)
+    stored = brain.store.get_checkpoint(second.checkpoint_id)
     assert stored.memory_refs == (m1, m2)
     assert stored.state_snapshot == {"step": 2}
     assert_brain_valid(brain, stub)

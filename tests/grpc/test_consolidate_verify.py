@@ -21,7 +21,7 @@ def test_consolidate_versions_and_supersede(stub, brain: Brain) -> None:
     assert doc.content_hash == first.content_hash
     assert "the roof leaks in rain" in doc.text and doc.consolidation_state == "topic"
     assert doc.tags == ("topic:roof",)
-    assert brain.store.mnemo_topic_members(doc.id) == [a, b]
+    assert brain.store.topic_members(doc.id) == [a, b]
     second = stub.Consolidate(pb.ConsolidateRequest(
         memory_ids=[a], topic_name="roof", agent_id="alice", summary="Roof: fixed Monday.",
         supersede=first.topic_document_id))

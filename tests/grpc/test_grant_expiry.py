@@ -207,7 +207,7 @@ def test_a_tenant_admin_cannot_revoke_another_tenants_acl(stub, brain) -> None:
     other = replace(STDIO, org_id="globex")
     assert full.call("revoke_grant", {"kind": "acl", "id": acl_id}, other).payload[
         "error"] == "not_found"
-    assert [a.id for a in brain.store.mnemo_list_acls()] == [acl_id]
+    assert [a.id for a in brain.store.list_acls()] == [acl_id]
 
 
 @pytest.mark.parametrize("group", ["share", "delegation"])

@@ -50,7 +50,8 @@ def test_all_fields(stub, brain: Brain) -> None:
     assert (m.thread_id, m.source_type, m.source_ref, m.created_by) == (
         "t1", "chat", "msg-9", "alice-bot")
     assert m.decay_rate == pytest.approx(0.1)
-    assert brain.store.mnemo_relations([m.id]) == [(m.id, brain.store.get_memory_by_uuid(other).id)]
+    other_id = brain.store.get_memory_by_uuid(other).id
+    assert brain.store.memory_relations([m.id]) == [(m.id, other_id)]
 
 
 def test_working_memory_gets_an_hour_and_ttl_is_honoured(stub, brain: Brain) -> None:

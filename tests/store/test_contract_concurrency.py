@@ -61,10 +61,10 @@ def check_no_lost_writes(store: Store, writers: list[str], count: int) -> None:
     assert written == Counter({(w, str(n)): 1 for w in writers for n in range(count)})
 
     for writer in writers:
-        own = store.mnemo_chain_rows(writer, None)
+        own = store.memory_chain_rows(writer, None)
         assert sorted(r.text for r in own) == sorted(f"{writer} own {n}" for n in range(count))
         assert memory_chain_errors(own) == []
-    shared = store.mnemo_chain_rows(SHARED_AGENT, None)
+    shared = store.memory_chain_rows(SHARED_AGENT, None)
     assert len(shared) == len(writers) * count
     assert memory_chain_errors(shared) == []  # one linear chain: no two rows share a parent
     assert len({r.prev_hash for r in shared}) == len(shared)

@@ -75,13 +75,13 @@ def test_the_coverage_check_can_fail(tmp_path: Path) -> None:
     partial.write_text("def test_x(store):\n    store.get_meta('k')\n", encoding="utf-8")
     missing = uncovered(required_members(), [partial])
     assert "get_meta" not in missing
-    assert {"append_event", "mnemo_grants", "transaction"} <= set(missing)
+    assert {"append_event", "grants_for", "transaction"} <= set(missing)
 
 
 def test_every_repository_is_listed() -> None:
     # Store is composed of repository protocols: their methods must be scanned too.
     members = protocol_members(Store)
-    assert {"mnemo_grants", "append_event", "save_page", "insert_token"} <= members
+    assert {"grants_for", "append_event", "save_page", "insert_token"} <= members
     assert "append_event" in protocol_members(Store)
     assert "engine_name" in protocol_members(Store)
 

@@ -41,7 +41,7 @@ def test_copies_of_a_live_memory_and_none_after_redaction(store: Store) -> None:
                                "sparse": 0}
     assert len(copies.vectors) == 1 and not copies.empty
     with store.transaction():
-        store.mnemo_redact(doomed.id, ts(2), REDACTED_TEXT)
+        store.redact_memory(doomed.id, ts(2), REDACTED_TEXT)
         store.purge_text_indexes([doomed.id])
     assert store.memory_copies([doomed.id]) == MemoryCopies()
     assert store.memory_copies([doomed.id]).empty
@@ -54,7 +54,7 @@ def test_a_hard_deleted_row_counts_nothing(store: Store) -> None:
     doomed = remember(store, "gone for good")
     embed(store, doomed)
     with store.transaction():
-        store.mnemo_hard_delete(doomed.id)
+        store.hard_delete_memory(doomed.id)
         store.purge_text_indexes([doomed.id])
     assert store.memory_copies([doomed.id]).empty
 
@@ -73,10 +73,10 @@ def test_topics_containing_names_topic_documents_by_member(store: Store) -> None
     topic = remember(store, "Topic: t\n- a\n- b")
     lone = remember(store, "Topic: u\n- c")
     with store.transaction():
-        store.mnemo_mark_topic(topic.id, 1)
-        store.mnemo_add_topic_members(topic.id, [a.uuid, b.uuid])
-        store.mnemo_mark_topic(lone.id, 1)
-        store.mnemo_add_topic_members(lone.id, [other.uuid])
+        store.mark_topic_document(topic.id, 1)
+        store.add_topic_members(topic.id, [a.uuid, b.uuid])
+        store.mark_topic_document(lone.id, 1)
+        store.add_topic_members(lone.id, [other.uuid])
     assert [t.id for t in store.topics_containing("default", [a.uuid, b.uuid])] == [topic.id]
     assert [t.id for t in store.topics_containing("default", [other.uuid, a.uuid])] == [
         topic.id, lone.id]
@@ -101,7 +101,7 @@ def test_a_sparse_vector_counts_until_the_purge(store: Store) -> None:
                               SparseTerms.of({5: 1.0, 9: 2.0}))])
     assert store.memory_copies([doomed.id]).sparse == 1
     with store.transaction():
-        store.mnemo_redact(doomed.id, ts(2), REDACTED_TEXT)
+        store.redact_memory(doomed.id, ts(2), REDACTED_TEXT)
         store.purge_text_indexes([doomed.id])
     assert store.memory_copies([doomed.id]).empty
     assert sparse.search(MEMORY, SparseTerms.of({5: 1.0}), None, 5) == []

@@ -87,19 +87,19 @@ def test_chain_scans_and_verify_brain(store: Store) -> None:
     other = insert_memory(store, MemoryDraft(text="in a thread", agent_id="a1",
                                              thread_id="t1"), ts(5))
     put_page(store, "people/alice", "# Alice\n")
-    rows = store.mnemo_chain_rows("a1", None)
+    rows = store.memory_chain_rows("a1", None)
     assert [r.uuid for r in rows] == [first.uuid, second.uuid, other.uuid]
     assert rows[0] == ChainRow(first.id, first.uuid, "a1", None, "Alice likes tea", ts(3),
                                memory_hash("Alice likes tea", "a1", ts(3)), None, None)
     assert memory_chain_errors(rows) == []  # the engine linked each chain
     assert rows[1].prev_hash == first.content_hash and rows[2].prev_hash is None
-    assert [r.uuid for r in store.mnemo_chain_rows("a1", "t1")] == [other.uuid]
-    assert store.mnemo_chain_rows("a1", None, created_before=ts(3)) == rows[:1]
-    assert store.mnemo_chain_rows("nobody", None) == []
-    assert sorted(store.mnemo_inserted("a1", None)) == sorted(
+    assert [r.uuid for r in store.memory_chain_rows("a1", "t1")] == [other.uuid]
+    assert store.memory_chain_rows("a1", None, created_before=ts(3)) == rows[:1]
+    assert store.memory_chain_rows("nobody", None) == []
+    assert sorted(store.logged_memory_inserts("a1", None)) == sorted(
         (m.uuid, m.content_hash) for m in (first, second, other))
-    assert store.mnemo_inserted(None, "t1") == [(other.uuid, other.content_hash)]
-    assert store.mnemo_tombstones() == []  # no hard delete logged yet
+    assert store.logged_memory_inserts(None, "t1") == [(other.uuid, other.content_hash)]
+    assert store.hard_deleted_memories() == []  # no hard delete logged yet
     report = verify_brain(store)
     assert report.valid, report.first_broken
     assert (report.events_checked, report.pages_checked, report.memories_checked) == (4, 1, 3)

@@ -24,7 +24,7 @@ def remember(store: Store, text: str, *, agent: str = "owner", at: float = 0,
 
 def hard_delete(store: Store, memory: Memory, at: float) -> None:
     with store.transaction():
-        store.mnemo_hard_delete(memory.id)
+        store.hard_delete_memory(memory.id)
         store.append_event(memory_delete(memory, actor=memory.agent_id,
                                          strategy="hard_delete", after=None), ts(at))
 
@@ -37,13 +37,13 @@ def test_hard_delete_cascades_tags_relations_acls_topics_and_delegation_items(
                       scope="shared")
     keeper = remember(store, "keeper", at=3, tags=("t",), related_to=(target.uuid,))
     with store.transaction():
-        store.mnemo_upsert_acl(acl_id="acl-d", memory_id=doomed.id, grantee="bob",
+        store.upsert_acl(acl_id="acl-d", memory_id=doomed.id, grantee="bob",
                                permission="read", granted_by="owner", now=NOW, expires_at=None)
-        store.mnemo_upsert_acl(acl_id="acl-k", memory_id=keeper.id, grantee="bob",
+        store.upsert_acl(acl_id="acl-k", memory_id=keeper.id, grantee="bob",
                                permission="read", granted_by="owner", now=NOW, expires_at=None)
-        store.mnemo_mark_topic(doomed.id, 1)
-        store.mnemo_add_topic_members(doomed.id, [target.uuid, keeper.uuid])
-        store.mnemo_insert_delegation(
+        store.mark_topic_document(doomed.id, 1)
+        store.add_topic_members(doomed.id, [target.uuid, keeper.uuid])
+        store.insert_delegation(
             Delegation(id="d-ids", owner="owner", delegator="owner", delegate="helper",
                        permission="read", selector="ids", depth=1, max_depth=2,
                        parent_id=None, created_at=NOW, expires_at=None),
@@ -51,17 +51,17 @@ def test_hard_delete_cascades_tags_relations_acls_topics_and_delegation_items(
         store.expire_memory(target.id, ts(4), "superseded", superseded_by=doomed.id)
     hard_delete(store, doomed, 5)
 
-    assert [m.id for m in store.mnemo_memories_with_tag("default", "t")] == [keeper.id]
-    assert store.mnemo_relations([target.id]) == [(keeper.id, target.id)]
-    assert [a.id for a in store.mnemo_list_acls()] == ["acl-k"]
-    assert store.mnemo_topic_members(doomed.id) == []
-    assert not store.mnemo_any_live_acl(doomed.id, ts(6))
-    assert store.mnemo_any_live_acl(keeper.id, ts(6))
+    assert [m.id for m in store.memories_with_tag("default", "t")] == [keeper.id]
+    assert store.memory_relations([target.id]) == [(keeper.id, target.id)]
+    assert [a.id for a in store.list_acls()] == ["acl-k"]
+    assert store.topic_members(doomed.id) == []
+    assert not store.has_live_acl(doomed.id, ts(6))
+    assert store.has_live_acl(keeper.id, ts(6))
     stored_target = store.get_memory(target.id)
     assert stored_target is not None and stored_target.superseded_by is None
     # the delegation survives, covering what is left of its selection
-    assert [d.id for d in store.mnemo_list_delegations()] == ["d-ids"]
-    assert [g.delegation_id for g in store.mnemo_grants(keeper, "helper", ts(6))] == ["d-ids"]
+    assert [d.id for d in store.list_delegations()] == ["d-ids"]
+    assert [g.delegation_id for g in store.grants_for(keeper, "helper", ts(6))] == ["d-ids"]
 
 
 def test_scoped_audit_events_judge_a_gone_row_by_its_payload(store: Store) -> None:
@@ -72,25 +72,25 @@ def test_scoped_audit_events_judge_a_gone_row_by_its_payload(store: Store) -> No
     owner = ReadScope(org_id=None, reader="owner")
     stranger = ReadScope(org_id=None, reader="stranger")
     seen = [(e.kind, e.subject_id) for e in
-            store.mnemo_audit_events(None, None, scope=owner, now=ts(9))]
+            store.memory_audit_events(None, None, scope=owner, now=ts(9))]
     # both of mine (insert, delete) pass on their payload; acme's are another tenant
     assert seen == [("memory.insert", mine.uuid), ("memory.delete", mine.uuid)]
-    assert list(store.mnemo_audit_events(None, None, scope=stranger, now=ts(9))) == []
+    assert list(store.memory_audit_events(None, None, scope=stranger, now=ts(9))) == []
     tenant = ReadScope(org_id="acme", trusted=True)
-    assert [e.seq for e in store.mnemo_audit_events(None, None, scope=tenant, now=ts(9))] == [
+    assert [e.seq for e in store.memory_audit_events(None, None, scope=tenant, now=ts(9))] == [
         2, 4]
     anonymous = ReadScope(org_id=None, reader="")
-    assert list(store.mnemo_audit_events(None, None, scope=anonymous, now=ts(9))) == []
+    assert list(store.memory_audit_events(None, None, scope=anonymous, now=ts(9))) == []
 
 
 def test_fact_writes_read_every_json_value_type_alike(store: Store) -> None:
     values: list[object] = ["paris", 3, 0.5, True, False, None]
     for n, value in enumerate(values):
         remember(store, f"fact {n}", at=n, metadata={"k": value})
-    facts = [w.fact_id for w in store.mnemo_fact_writes("owner", None, "k")]
+    facts = [w.fact_id for w in store.fact_key_writes("owner", None, "k")]
     # JSON null counts as absent; booleans read as 1/0 on every engine
     assert facts == ["paris", "3", "0.5", "1", "0"]
     # a key is one key, never a path
     dotted = remember(store, "dotted key", at=9, metadata={"a.b": "x", "a": {"b": "y"}})
-    assert [(w.uuid, w.fact_id) for w in store.mnemo_fact_writes(None, None, "a.b")] == [
+    assert [(w.uuid, w.fact_id) for w in store.fact_key_writes(None, None, "a.b")] == [
         (dotted.uuid, "x")]

@@ -78,11 +78,11 @@ def test_page_states_and_vanished_pages(store: Store) -> None:
 def test_grant_states_and_vanished_grants(store: Store) -> None:
     memory = insert_memory(store, MemoryDraft(text="shared", agent_id="owner"), ts(1))
     with store.transaction():
-        acl = store.mnemo_upsert_acl(acl_id="acl-1", memory_id=memory.id, grantee="bob",
+        acl = store.upsert_acl(acl_id="acl-1", memory_id=memory.id, grantee="bob",
                                      permission="read", granted_by="owner", now=ts(2),
                                      expires_at=None)
         store.append_event(NewEvent("acl.grant", "acl", acl, {"acl_hash": "h1"}), ts(2))
-        store.mnemo_insert_delegation(
+        store.insert_delegation(
             Delegation(id="d-1", owner="owner", delegator="owner", delegate="carol",
                        permission="read", selector="ids", depth=1, max_depth=2,
                        parent_id=None, created_at=ts(3), expires_at=None),

@@ -209,12 +209,12 @@ def test_mnemo_reads_apply_tenant_owner_and_lifecycle(store: Store) -> None:
     other_org = fact(store, "acme tea note", 4, agent_id="a1", scope="public", org_id="acme")
     deleted = fact(store, "deleted tea note", 5, agent_id="a1", scope="public")
     with store.transaction():
-        store.mnemo_mark_deleted(deleted.id, ts(6), "soft_delete")
+        store.mark_memory_deleted(deleted.id, ts(6), "soft_delete")
     every = [mine.id, public.id, shared.id, other_org.id, deleted.id]
 
     def visible(reader: str, **kwargs: object) -> set[int]:
         filt = MemoryFilter(source_id="default", reader=reader, now=ts(10), **kwargs)  # type: ignore[arg-type]
-        return {m.id for m in store.mnemo_visible(filt, every)}
+        return {m.id for m in store.visible_memories(filt, every)}
 
     assert visible("a1") == {mine.id, public.id}
     assert visible("a2") == {public.id, shared.id}
@@ -225,13 +225,14 @@ def test_mnemo_reads_apply_tenant_owner_and_lifecycle(store: Store) -> None:
     assert visible("a1", min_importance=0.8) == {public.id}
     assert visible("a1", tags=("t",)) == {mine.id}
     with store.transaction():
-        store.mnemo_upsert_acl(acl_id="acl", memory_id=shared.id, grantee="a3",
+        store.upsert_acl(acl_id="acl", memory_id=shared.id, grantee="a3",
                                permission="read", granted_by="a2", now=ts(1), expires_at=None)
     assert visible("a3") == {public.id, shared.id}
 
     filt = MemoryFilter(source_id="default", reader="a1", now=ts(10))
-    assert [m.id for m in store.mnemo_exact(filt, "TEA NOTE", 10)] == [public.id, mine.id]
-    assert [m.id for m in store.mnemo_exact(filt, "tea", 1)] == [public.id]
-    assert [m.id for m in store.mnemo_scan(filt, ["private", "nothing"], 10)] == [mine.id]
-    assert store.mnemo_scan(filt, [], 10) == []
-    assert store.mnemo_visible(filt, []) == []
+    assert [m.id for m in store.memories_containing(filt, "TEA NOTE", 10)] == [public.id, mine.id]
+    assert [m.id for m in store.memories_containing(filt, "tea", 1)] == [public.id]
+    found = store.memories_matching_terms(filt, ["private", "nothing"], 10)
+    assert [m.id for m in found] == [mine.id]
+    assert store.memories_matching_terms(filt, [], 10) == []
+    assert store.visible_memories(filt, []) == []

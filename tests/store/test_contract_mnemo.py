@@ -30,22 +30,22 @@ def delegation(did: str, *, selector: str, delegate: str = "helper", depth: int 
 def test_acl_upsert_keeps_one_row_per_grantee(store: Store) -> None:
     memory = remember(store, "shared note", scope="shared", visibility="private")
     with store.transaction():
-        first = store.mnemo_upsert_acl(acl_id="acl-1", memory_id=memory.id, grantee="bob",
+        first = store.upsert_acl(acl_id="acl-1", memory_id=memory.id, grantee="bob",
                                        permission="read", granted_by="owner", now=ts(1),
                                        expires_at=None)
-        again = store.mnemo_upsert_acl(acl_id="acl-2", memory_id=memory.id, grantee="bob",
+        again = store.upsert_acl(acl_id="acl-2", memory_id=memory.id, grantee="bob",
                                        permission="write", granted_by="owner", now=ts(2),
                                        expires_at=ts(50))
     assert first == again == "acl-1"  # re-granting updates the existing row
-    assert store.mnemo_grants(memory, "bob", ts(10)) == [Grant("write", "acl", expires_at=ts(50))]
-    assert store.mnemo_grants(memory, "bob", ts(50)) == []  # expired
-    assert store.mnemo_grants(memory, "carol", ts(10)) == []
+    assert store.grants_for(memory, "bob", ts(10)) == [Grant("write", "acl", expires_at=ts(50))]
+    assert store.grants_for(memory, "bob", ts(50)) == []  # expired
+    assert store.grants_for(memory, "carol", ts(10)) == []
 
 
 def test_set_scope_changes_scope_and_visibility(store: Store) -> None:
     memory = remember(store, "private note", scope="private", visibility="private")
     with store.transaction():
-        store.mnemo_set_scope(memory.id, "public", "world", ts(5))
+        store.set_memory_scope(memory.id, "public", "world", ts(5))
     changed = store.get_memory(memory.id)
     assert changed is not None
     assert (changed.scope, changed.visibility, changed.updated_at) == ("public", "world", ts(5))
@@ -61,14 +61,14 @@ def test_delegation_selectors_cover_the_right_memories(store: Store) -> None:
     other = remember(store, "other", scope="shared")
     foreign = remember(store, "someone else's", agent="stranger", scope="shared")
     with store.transaction():
-        store.mnemo_insert_delegation(delegation("d-tags", selector="tags"), [], ["project-x"])
-        store.mnemo_insert_delegation(delegation("d-ids", selector="ids"), [picked.id], [])
-        store.mnemo_insert_delegation(
+        store.insert_delegation(delegation("d-tags", selector="tags"), [], ["project-x"])
+        store.insert_delegation(delegation("d-ids", selector="ids"), [picked.id], [])
+        store.insert_delegation(
             delegation("d-all", selector="all", delegate="deputy", depth=1,
                        expires_at=ts(100), permission="share"), [], [])
 
     def via(memory: Memory, agent: str, now: str = ts(10)) -> list[str | None]:
-        return [g.delegation_id for g in store.mnemo_grants(memory, agent, now)]
+        return [g.delegation_id for g in store.grants_for(memory, agent, now)]
 
     assert via(tagged, "helper") == ["d-tags"]
     assert via(picked, "helper") == ["d-ids"]
@@ -76,7 +76,7 @@ def test_delegation_selectors_cover_the_right_memories(store: Store) -> None:
     assert via(other, "deputy") == ["d-all"]
     assert via(other, "deputy", ts(100)) == []  # expired
     assert via(foreign, "deputy") == []  # a delegation covers its owner's memories only
-    grant = store.mnemo_grants(other, "deputy", ts(10))[0]
+    grant = store.grants_for(other, "deputy", ts(10))[0]
     assert grant == Grant("share", "delegation", delegation_id="d-all", depth=1, max_depth=2,
                           expires_at=ts(100))
 
@@ -87,7 +87,7 @@ def test_delegation_selectors_cover_the_right_memories(store: Store) -> None:
 def test_mark_deleted_keeps_the_row(store: Store) -> None:
     memory = remember(store, "archive me")
     with store.transaction():
-        store.mnemo_mark_deleted(memory.id, ts(3), "archive")
+        store.mark_memory_deleted(memory.id, ts(3), "archive")
     stored = store.get_memory(memory.id)
     assert stored is not None
     assert (stored.deleted_at, stored.delete_strategy, stored.consolidation_state) == (
@@ -100,21 +100,21 @@ def test_hard_delete_removes_the_row_and_a_logged_one_is_a_tombstone(
     first = remember(store, "keep", at=1)
     doomed = remember(store, "remove me", at=2, tags=("t",))
     with store.transaction():
-        store.mnemo_upsert_acl(acl_id="acl", memory_id=doomed.id, grantee="bob",
+        store.upsert_acl(acl_id="acl", memory_id=doomed.id, grantee="bob",
                                permission="read", granted_by="owner", now=NOW, expires_at=None)
-        store.mnemo_hard_delete(doomed.id)
+        store.hard_delete_memory(doomed.id)
         store.append_event(memory_delete(doomed, actor="owner", strategy="hard_delete",
                                          after=None), ts(3))
     assert store.get_memory(doomed.id) is None
     assert store.get_memory_by_uuid(doomed.uuid) is None
-    assert store.mnemo_memories_with_tag("default", "t") == []
-    assert store.mnemo_tombstones() == [(doomed.uuid, doomed.content_hash, first.content_hash)]
+    assert store.memories_with_tag("default", "t") == []
+    assert store.hard_deleted_memories() == [(doomed.uuid, doomed.content_hash, first.content_hash)]
 
 
 def test_redact_replaces_text_but_keeps_hashes(store: Store) -> None:
     memory = remember(store, "my secret", metadata={"k": "v"})
     with store.transaction():
-        store.mnemo_redact(memory.id, ts(4), "[REDACTED]")
+        store.redact_memory(memory.id, ts(4), "[REDACTED]")
     stored = store.get_memory(memory.id)
     assert stored is not None
     assert (stored.text, stored.metadata, stored.redacted_at) == ("[REDACTED]", {}, ts(4))
@@ -127,9 +127,9 @@ def test_set_importance_and_memories_with_tag(store: Store) -> None:
     b = remember(store, "b", tags=("x",))
     remember(store, "c", tags=("y",))
     with store.transaction():
-        store.mnemo_set_importance(a.id, 0.9, ts(7))
-    assert [m.id for m in store.mnemo_memories_with_tag("default", "x")] == [a.id, b.id]
-    assert store.mnemo_memories_with_tag("other-source", "x") == []
+        store.set_memory_importance(a.id, 0.9, ts(7))
+    assert [m.id for m in store.memories_with_tag("default", "x")] == [a.id, b.id]
+    assert store.memories_with_tag("other-source", "x") == []
     updated = store.get_memory(a.id)
     assert updated is not None and (updated.importance, updated.updated_at) == (0.9, ts(7))
 
@@ -141,24 +141,24 @@ def test_add_access_counts_without_touching_updated_at(store: Store) -> None:
     a = remember(store, "a")
     b = remember(store, "b")
     with store.transaction():
-        store.mnemo_add_access([(a.id, 2), (b.id, 1)], ts(9))
-        store.mnemo_add_access([(a.id, 3)], ts(10))
-    found = store.mnemo_memories_by_uuid([a.uuid, b.uuid, "missing"])
+        store.add_memory_access([(a.id, 2), (b.id, 1)], ts(9))
+        store.add_memory_access([(a.id, 3)], ts(10))
+    found = store.memories_by_uuid([a.uuid, b.uuid, "missing"])
     assert set(found) == {a.uuid, b.uuid}
     assert (found[a.uuid].access_count, found[a.uuid].last_accessed_at) == (5, ts(10))
     assert found[b.uuid].access_count == 1
     assert found[a.uuid].updated_at == a.updated_at
-    assert store.mnemo_memories_by_uuid([]) == {}
+    assert store.memories_by_uuid([]) == {}
 
 
 def test_relations_are_found_from_either_end(store: Store) -> None:
     target = remember(store, "target")
     source = remember(store, "source", related_to=(target.uuid, "dangling-uuid"))
     unrelated = remember(store, "unrelated")
-    assert store.mnemo_relations([source.id]) == [(source.id, target.id)]
-    assert store.mnemo_relations([target.id]) == [(source.id, target.id)]
-    assert store.mnemo_relations([unrelated.id]) == []
-    assert store.mnemo_relations([]) == []
+    assert store.memory_relations([source.id]) == [(source.id, target.id)]
+    assert store.memory_relations([target.id]) == [(source.id, target.id)]
+    assert store.memory_relations([unrelated.id]) == []
+    assert store.memory_relations([]) == []
 
 
 # -- topics ------------------------------------------------------------------------------
@@ -169,10 +169,10 @@ def test_topic_members_keep_their_order(store: Store) -> None:
     members = [remember(store, f"m{n}") for n in range(3)]
     uuids = [members[2].uuid, members[0].uuid, members[1].uuid]
     with store.transaction():
-        store.mnemo_mark_topic(topic.id, 2)
-        store.mnemo_add_topic_members(topic.id, uuids)
-    assert store.mnemo_topic_members(topic.id) == uuids
-    assert store.mnemo_topic_members(members[0].id) == []
+        store.mark_topic_document(topic.id, 2)
+        store.add_topic_members(topic.id, uuids)
+    assert store.topic_members(topic.id) == uuids
+    assert store.topic_members(members[0].id) == []
     stored = store.get_memory(topic.id)
     assert stored is not None and (stored.consolidation_state, stored.version) == ("topic", 2)
 
@@ -190,21 +190,21 @@ def checkpoint(cid: str, at: float, *, branch: str = "main", parent: str | None 
 
 def test_checkpoints_per_branch(store: Store) -> None:
     with store.transaction():
-        c1 = store.mnemo_insert_checkpoint(checkpoint("c1", 1, refs=("u1",), cursor=3))
-        c2 = store.mnemo_insert_checkpoint(checkpoint("c2", 2, parent="c1"))
-        side = store.mnemo_insert_checkpoint(checkpoint("s1", 3, branch="side", parent="c1"))
-        c3 = store.mnemo_insert_checkpoint(checkpoint("c3", 4, parent="c2"))
+        c1 = store.insert_checkpoint(checkpoint("c1", 1, refs=("u1",), cursor=3))
+        c2 = store.insert_checkpoint(checkpoint("c2", 2, parent="c1"))
+        side = store.insert_checkpoint(checkpoint("s1", 3, branch="side", parent="c1"))
+        c3 = store.insert_checkpoint(checkpoint("c3", 4, parent="c2"))
     assert c1.seq < c2.seq < side.seq < c3.seq  # the engine assigns seq
     assert c1 == replace(checkpoint("c1", 1, refs=("u1",), cursor=3), seq=c1.seq)
-    assert store.mnemo_get_checkpoint("c2") == c2
-    assert store.mnemo_get_checkpoint("missing") is None
-    assert store.mnemo_branch_head("owner", "t1", "main") == c3
-    assert store.mnemo_branch_head("owner", "t1", "side") == side
-    assert store.mnemo_branch_head("owner", "t1", "none") is None
-    assert store.mnemo_branch_checkpoints("owner", "t1", "main") == [c1, c2, c3]
-    assert store.mnemo_branch_checkpoints("owner", "t1", "main", after_seq=c2.seq) == [c3]
-    assert store.mnemo_latest_checkpoint_before("owner", "t1", "main", ts(3)) == c2
-    assert store.mnemo_latest_checkpoint_before("owner", "t1", "main", ts(0)) is None
+    assert store.get_checkpoint("c2") == c2
+    assert store.get_checkpoint("missing") is None
+    assert store.branch_head("owner", "t1", "main") == c3
+    assert store.branch_head("owner", "t1", "side") == side
+    assert store.branch_head("owner", "t1", "none") is None
+    assert store.branch_checkpoints("owner", "t1", "main") == [c1, c2, c3]
+    assert store.branch_checkpoints("owner", "t1", "main", after_seq=c2.seq) == [c3]
+    assert store.latest_checkpoint_before("owner", "t1", "main", ts(3)) == c2
+    assert store.latest_checkpoint_before("owner", "t1", "main", ts(0)) is None
 
 
 def test_thread_memories_now_and_as_of(store: Store) -> None:
@@ -214,10 +214,10 @@ def test_thread_memories_now_and_as_of(store: Store) -> None:
     remember(store, "other agent", agent="x", thread_id="t1", at=2)
     late = remember(store, "late", thread_id="t1", at=5)
     with store.transaction():
-        store.mnemo_mark_deleted(gone.id, ts(4), "soft_delete")
+        store.mark_memory_deleted(gone.id, ts(4), "soft_delete")
 
     def ids(at: float, as_of: bool) -> list[int]:
-        rows = store.mnemo_thread_memories("default", "owner", "t1", at=ts(at), as_of=as_of)
+        rows = store.thread_memories("default", "owner", "t1", at=ts(at), as_of=as_of)
         return [m.id for m in rows]
 
     assert ids(10, False) == [early.id, late.id]
@@ -226,21 +226,21 @@ def test_thread_memories_now_and_as_of(store: Store) -> None:
 
 
 def test_event_counts_for_checkpoints(store: Store) -> None:
-    assert store.mnemo_max_event_seq() == 0
+    assert store.max_event_seq() == 0
     a = remember(store, "a", at=1)  # event seq 1
     b = remember(store, "b", at=2)  # event seq 2
     with store.transaction():
-        store.mnemo_mark_deleted(a.id, ts(3), "soft_delete")
+        store.mark_memory_deleted(a.id, ts(3), "soft_delete")
         store.append_event(memory_delete(a, actor="owner", strategy="soft_delete",
                                          after=store.get_memory(a.id)), ts(3))
         store.append_event(NewEvent("page.put", "page", "1", {}), ts(4))
-    assert store.mnemo_max_event_seq() == 4 == store.event_head()
+    assert store.max_event_seq() == 4 == store.event_head()
     uuids = [a.uuid, b.uuid]
-    assert store.mnemo_count_memory_events(uuids, max_seq=None, max_ts=None) == 3
-    assert store.mnemo_count_memory_events(uuids, max_seq=2, max_ts=None) == 2
-    assert store.mnemo_count_memory_events(uuids, max_seq=None, max_ts=ts(1)) == 1
-    assert store.mnemo_count_memory_events([b.uuid], max_seq=1, max_ts=None) == 0
-    assert store.mnemo_count_memory_events([], max_seq=None, max_ts=None) == 0
+    assert store.count_memory_events(uuids, max_seq=None, max_ts=None) == 3
+    assert store.count_memory_events(uuids, max_seq=2, max_ts=None) == 2
+    assert store.count_memory_events(uuids, max_seq=None, max_ts=ts(1)) == 1
+    assert store.count_memory_events([b.uuid], max_seq=1, max_ts=None) == 0
+    assert store.count_memory_events([], max_seq=None, max_ts=None) == 0
 
 
 # -- audit scans -----------------------------------------------------------------------------
@@ -256,14 +256,14 @@ def test_audit_events_slice_by_agent_and_thread(store: Store) -> None:
         store.append_event(NewEvent("memory.recall", "memory", "batch",
                                     {"readers": {"owner": 2, "reader-x": 1}}), ts(4))
         store.append_event(NewEvent("page.put", "page", "1", {"agent_id": "owner"}), ts(5))
-    mine_events = list(store.mnemo_audit_events("owner", None))
+    mine_events = list(store.memory_audit_events("owner", None))
     assert [(e.seq, e.kind) for e in mine_events] == [
         (1, "memory.insert"), (3, "memory.delete"), (4, "memory.recall")]
     assert mine_events[1].strategy == "decay" and mine_events[1].agent_id == "other"
     assert mine_events[2].readers == ("owner", "reader-x")
-    assert [e.seq for e in store.mnemo_audit_events(None, "t1")] == [1, 2, 3]
-    assert [e.seq for e in store.mnemo_audit_events(None, None)] == [1, 2, 3, 4]
-    assert list(store.mnemo_audit_events("nobody", None)) == []
+    assert [e.seq for e in store.memory_audit_events(None, "t1")] == [1, 2, 3]
+    assert [e.seq for e in store.memory_audit_events(None, None)] == [1, 2, 3, 4]
+    assert list(store.memory_audit_events("nobody", None)) == []
 
 
 def test_fact_writes_by_metadata_key(store: Store) -> None:
@@ -272,11 +272,11 @@ def test_fact_writes_by_metadata_key(store: Store) -> None:
     remember(store, "no key", metadata={"other": 1}, at=3)
     remember(store, "another agent", agent="x", metadata={"city": "rome"}, at=4)
     with store.transaction():
-        store.mnemo_mark_deleted(first.id, ts(5), "soft_delete")
-    writes = store.mnemo_fact_writes("owner", None, "city")
+        store.mark_memory_deleted(first.id, ts(5), "soft_delete")
+    writes = store.fact_key_writes("owner", None, "city")
     assert [(w.uuid, w.fact_id, w.created_at, w.retired) for w in writes] == [
         (first.uuid, "paris", ts(1), True),
         (second.uuid, "lyon", ts(2), False),
     ]
-    assert len(store.mnemo_fact_writes(None, None, "city")) == 3
-    assert store.mnemo_fact_writes("owner", None, "missing") == []
+    assert len(store.fact_key_writes(None, None, "city")) == 3
+    assert store.fact_key_writes("owner", None, "missing") == []

@@ -1,4 +1,4 @@
-"""The orientation cache's tables (migration 0017): counts add up, reads follow the read scope."""
+"""The orientation cache's tables (migration 0016): counts add up, reads follow the read scope."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def test_purge_and_hard_delete_remove_a_memory_s_entries(store: Store) -> None:
     keys = [e.key for e in _read(store, "ops", "alice").entries]
     assert keys == ["port"]
     with store.transaction():
-        store.mnemo_hard_delete(b.id)
+        store.hard_delete_memory(b.id)
     assert _read(store, "ops", "alice").entries == ()
 
 
@@ -93,7 +93,7 @@ def test_a_redaction_leaves_no_entry_quoting_the_text(store: Store) -> None:
     b = _memory(store, "Alice Chen on port 5432")
     _record(store, None, "ops", [(a.id, ALICE), (b.id, ALICE), (b.id, PORT)])
     with store.transaction():
-        store.mnemo_redact(b.id, NOW, "[REDACTED]")
+        store.redact_memory(b.id, NOW, "[REDACTED]")
     got = _read(store, "ops", "alice", trusted=True)
     assert got.entries == (StoredEntry("entity", "Alice Chen", "name", 1),)
     with store.transaction():

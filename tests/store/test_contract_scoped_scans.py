@@ -40,26 +40,26 @@ def test_chain_rows_and_thread_memories_keep_what_the_scope_sees(
     def uuids(found: list) -> list[str]:
         return [r.uuid for r in found]
 
-    assert len(store.mnemo_chain_rows("owner", None)) == 2  # unscoped: every row
-    assert uuids(store.mnemo_chain_rows("owner", None, scope=OWNER, now=ts(9))) == [
+    assert len(store.memory_chain_rows("owner", None)) == 2  # unscoped: every row
+    assert uuids(store.memory_chain_rows("owner", None, scope=OWNER, now=ts(9))) == [
         rows["mine"].uuid]
-    assert sorted(uuids(store.mnemo_chain_rows(None, None, scope=TENANT, now=ts(9)))) == sorted(
+    assert sorted(uuids(store.memory_chain_rows(None, None, scope=TENANT, now=ts(9)))) == sorted(
         rows[k].uuid for k in ("mine", "bobs", "open"))
-    assert uuids(store.mnemo_thread_memories("default", "owner", "t1", at=ts(9), as_of=False,
+    assert uuids(store.thread_memories("default", "owner", "t1", at=ts(9), as_of=False,
                                              scope=OWNER, now=ts(9))) == [rows["mine"].uuid]
-    assert len(store.mnemo_thread_memories("default", "owner", "t1", at=ts(9),
+    assert len(store.thread_memories("default", "owner", "t1", at=ts(9),
                                            as_of=False)) == 2
 
 
 def test_audit_scans_keep_what_the_scope_sees(store: Store,
                                               rows: dict[str, Memory]) -> None:
-    mine = list(store.mnemo_audit_events("owner", None, scope=OWNER, now=ts(9)))
+    mine = list(store.memory_audit_events("owner", None, scope=OWNER, now=ts(9)))
     assert [e.subject_id for e in mine] == [rows["mine"].uuid]
-    assert len(list(store.mnemo_audit_events("owner", None))) == 2
-    tenant = list(store.mnemo_audit_events(None, None, scope=TENANT, now=ts(9)))
+    assert len(list(store.memory_audit_events("owner", None))) == 2
+    tenant = list(store.memory_audit_events(None, None, scope=TENANT, now=ts(9)))
     assert rows["acme"].uuid not in {e.subject_id for e in tenant} and len(tenant) == 3
     # bob's private row is hidden from another agent's view, his public one is not
     other = ReadScope(org_id=None, reader="carol")
-    assert [w.uuid for w in store.mnemo_fact_writes(None, None, "city", scope=other,
+    assert [w.uuid for w in store.fact_key_writes(None, None, "city", scope=other,
                                                     now=ts(9))] == [rows["open"].uuid]
-    assert len(store.mnemo_fact_writes(None, None, "city")) == 4
+    assert len(store.fact_key_writes(None, None, "city")) == 4

@@ -144,7 +144,7 @@ def test_methods_never_commit_on_their_own(engine: Engine, store: Store) -> None
         assert view.get_token("t1") is None
         assert view.get_session_cursor("default", "c", "s") is None
         assert view.get_memory_by_uuid(memory.uuid) is None
-        assert view.mnemo_chain_rows("a1", None) == []
+        assert view.memory_chain_rows("a1", None) == []
 
 
 def test_seq_stays_gap_free_after_a_rolled_back_append(

@@ -53,7 +53,7 @@ def test_a_purged_vector_is_gone_from_the_base_files(tmp_path: Path) -> None:
         kept_vector = vectors[43].astype(np.float16).tobytes()
         assert doomed_vector in files_bytes(directory)  # the test can fail
         with store.transaction():
-            store.mnemo_redact(doomed, ts(1000), REDACTED_TEXT)
+            store.redact_memory(doomed, ts(1000), REDACTED_TEXT)
         # Unreachable at once (the tombstone), before any file changes.
         assert doomed not in {h.item_id for h in ann.search(vectors[42], 5, include_private=True)}
         assert doomed_vector in files_bytes(directory)
@@ -93,7 +93,7 @@ def test_the_purge_deletes_the_sparse_postings_a_trigger_leaves(tmp_path: Path) 
                                   "h", SparseTerms.of({5: 1.0, 9: 2.0}))])
         postings = "SELECT COUNT(*) FROM sparse_postings WHERE item_id = ?"
         with store.transaction():
-            store.mnemo_redact(memory.id, ts(2), REDACTED_TEXT)
+            store.redact_memory(memory.id, ts(2), REDACTED_TEXT)
         assert store.db.scalar(postings, (memory.id,)) == 2  # what the trigger leaves
         with store.transaction():
             store.purge_text_indexes([memory.id])

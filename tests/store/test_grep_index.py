@@ -79,11 +79,11 @@ def fill(store: Store) -> dict[str, Memory]:
             text="deleted tea filler", scope="public", agent_id="a1"), ts(3002))
         made["expired"] = insert_memory(store, MemoryDraft(
             text="expired tea filler"), ts(3003))
-        store.mnemo_mark_deleted(made["deleted"].id, ts(3004), "soft_delete")
+        store.mark_memory_deleted(made["deleted"].id, ts(3004), "soft_delete")
         store.expire_memory(made["expired"].id, ts(3005), "gone")
         # An edited text is re-indexed (redaction rewrites it).
         made["redacted"] = insert_memory(store, MemoryDraft(text="secret tea filler"), ts(3006))
-        store.mnemo_redact(made["redacted"].id, ts(3007), "[redacted]")
+        store.redact_memory(made["redacted"].id, ts(3007), "[redacted]")
     return made
 
 
@@ -147,17 +147,18 @@ def test_exact_and_as_of_recall_equal_the_old_scan(engine: Engine) -> None:
                             as_of=as_of)
         rows = scoped(filt)
         for needle in NEEDLES:
-            got = [m.id for m in store.mnemo_exact(filt, needle, 10)]
+            got = [m.id for m in store.memories_containing(filt, needle, 10)]
             assert got == old_scan(store, engine.name, rows, needle, 10), (reader, org, needle)
         terms = ["tea", "zz", "filler"]
-        got = [m.id for m in store.mnemo_scan(filt, terms, 5000)]
+        got = [m.id for m in store.memories_matching_terms(filt, terms, 5000)]
         want = [m.id for m in rows if any(
             old_scan(store, engine.name, [m], t.lower(), 1, fold_needle=False) for t in terms)]
         assert got == want[:5000], (reader, org, as_of)
         # as_of is a point in time: the row deleted later is still readable then.
         assert (made["deleted"].id in got) == (as_of is not None)
         if as_of:
-            assert made["deleted"].id in {m.id for m in store.mnemo_exact(filt, "deleted", 10)}
+            found = store.memories_containing(filt, "deleted", 10)
+            assert made["deleted"].id in {m.id for m in found}
 
 
 def test_sqlite_short_needles_and_the_window_are_documented_constants() -> None:
@@ -249,5 +250,5 @@ def test_a_rare_needle_is_read_through_the_index(engine: Engine) -> None:
             "EXPLAIN QUERY PLAN SELECT rowid FROM memories_grep WHERE memories_grep MATCH ? "
             "LIMIT 1001", ('"note 2999"',)))
         assert "VIRTUAL TABLE INDEX" in plan, plan
-    assert [m.text for m in store.mnemo_exact(filt, "NOTE 2999", 10)] == [
+    assert [m.text for m in store.memories_containing(filt, "NOTE 2999", 10)] == [
         "the plan for note 2999"]

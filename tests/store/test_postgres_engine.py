@@ -229,7 +229,7 @@ def test_two_processes_appending_never_fork_the_chain() -> None:
         assert sum(a != b for a, b in zip(order, order[1:], strict=False)) > 2, "no interleaving"
         assert Counter(e.subject_type for e in events if e.kind == "test.event") == Counter(
             {w: RACE_WRITES for w in writers} | {f"{w}-bare": RACE_WRITES for w in writers})
-        shared = store.mnemo_chain_rows("shared", None)
+        shared = store.memory_chain_rows("shared", None)
         assert len(shared) == 2 * RACE_WRITES
         assert memory_chain_errors(shared) == []
         assert len({r.prev_hash for r in shared}) == len(shared)  # no two share a parent

@@ -41,7 +41,7 @@ def test_the_protocol_is_read_whole() -> None:
     # Guards the helper: a protocol_members() that found nothing would pass every check.
     members = protocol_members(Store)
     assert {"transaction", "insert_memory", "search_index", "vectors_available",
-            "mnemo_hard_delete", "get_oauth_grant"} <= set(members)
+            "hard_delete_memory", "get_oauth_grant"} <= set(members)
     assert len(members) > 100
 
 

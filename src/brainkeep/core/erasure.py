@@ -108,7 +108,7 @@ def redact_row(store: Store, memory: Memory, *, actor: str, now: str) -> bool:
     """
     if memory.redacted_at:
         return False
-    store.mnemo_redact(memory.id, now, REDACTED_TEXT)
+    store.redact_memory(memory.id, now, REDACTED_TEXT)
     store.append_event(events.memory_redact(
         memory, actor=actor, after=store.get_memory(memory.id) or memory), now)
     return True

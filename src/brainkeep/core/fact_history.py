@@ -82,7 +82,7 @@ def fact_history(facts: FactService, fact_id: str, caller: Caller) -> FactHistor
         current = following
     members: list[Memory] = []
     if memory.consolidation_state == "topic":
-        for uuid in store.mnemo_topic_members(memory.id)[:CHAIN_CAP]:
+        for uuid in store.topic_members(memory.id)[:CHAIN_CAP]:
             member = _visible(facts, uuid, caller)
             if member is not None:
                 members.append(member)

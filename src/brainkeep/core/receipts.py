@@ -201,7 +201,7 @@ def check(store: Store, receipt: Mapping[str, Any], *,
             problems.append("the purged counts differ from the ones the event logged")
         if len(uuids) != receipt.get("memory_count"):
             problems.append("the memory count differs from the ids the event logged")
-    rows = store.mnemo_memories_by_uuid(uuids) if uuids else {}
+    rows = store.memories_by_uuid(uuids) if uuids else {}
     for uuid, memory in sorted(rows.items()):
         if memory.redacted_at is None:
             problems.append(f"memory {uuid} is no longer redacted")

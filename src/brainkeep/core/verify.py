@@ -146,7 +146,7 @@ def walk(store: Store, *, agent_id: str | None = None, thread_id: str | None = N
     if since is not None and check_log:
         return _walk_since(store, since, agent_id, thread_id, trusted_key)
     marker = store.state_marker_seq()
-    tombstones = store.mnemo_tombstones()
+    tombstones = store.hard_deleted_memories()
     bridge = {content_hash: prev for _, content_hash, prev in tombstones}
     if not check_log:
         memories, verified, memory_breaks = walk_memories(
@@ -173,7 +173,7 @@ def _walk_since(store: Store, since: ChainHead, agent_id: str | None, thread_id:
     touched = Touched()
     events = walk_events_since(store, trusted_key, since, touched)
     marker = store.state_marker_seq()
-    tombstones = store.mnemo_tombstones()
+    tombstones = store.hard_deleted_memories()
     bridge = {content_hash: prev for _, content_hash, prev in tombstones}
     hard_deleted = {u for u, _, _ in tombstones}
     pages, page_breaks = check_pages(store, marker, touched.pages)
@@ -302,7 +302,7 @@ def _visible_totals(store: Store, agent_id: str | None, thread_id: str | None,
                     visible: Callable[[str], bool]) -> tuple[int, int]:
     """(checked, verified) over the memories ``visible`` admits (vanished rows included)."""
     bad = {b.id for b in broken if b.kind == "memory"}
-    rows = {r.uuid for r in store.mnemo_chain_rows(agent_id, thread_id,
+    rows = {r.uuid for r in store.memory_chain_rows(agent_id, thread_id,
                                                    created_before=created_before)}
     shown = {uuid for uuid in rows | bad if visible(uuid)}
     return len(shown), len(shown - bad)

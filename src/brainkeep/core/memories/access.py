@@ -15,10 +15,10 @@ def holds(store: Store, memory: Memory, scope: ReadScope, permission: str,
         return False
     return any(
         permission in IMPLIED[g.permission]
-        for g in store.mnemo_grants(memory, scope.reader, now)
+        for g in store.grants_for(memory, scope.reader, now)
     )
 
 
 def any_live_acl(store: Store, memory: Memory, now: str) -> bool:
     """Whether any ACL on ``memory`` is live (``core/scope.py`` ``shares_live`` asks)."""
-    return store.mnemo_any_live_acl(memory.id, now)
+    return store.has_live_acl(memory.id, now)

@@ -38,7 +38,7 @@ def grants(ctx: MnemoContext, memory: Memory, agent: str, now: str) -> list[Gran
     """Every grant ``agent`` holds on ``memory`` (the owner first)."""
     if memory.agent_id and memory.agent_id == agent:
         return [OWNER]
-    return ctx.store.mnemo_grants(memory, agent, now)
+    return ctx.store.grants_for(memory, agent, now)
 
 
 def holding(held: list[Grant], permission: str) -> Grant | None:
@@ -53,7 +53,7 @@ def can_read(ctx: MnemoContext, memory: Memory, agent: str, now: str) -> bool:
     if memory.agent_id and memory.agent_id == agent:
         return True
     if memory.scope == "shared" and not shares_live(
-        memory, lambda: ctx.store.mnemo_any_live_acl(memory.id, now)
+        memory, lambda: ctx.store.has_live_acl(memory.id, now)
     ):
         return False  # the share expired or was revoked: private again
     if memory.scope == "private":

@@ -45,7 +45,7 @@ def _branch(name: str | None, field: str) -> str:
 
 
 def _head(ctx: MnemoContext, t: Thread, branch: str) -> Checkpoint:
-    head = ctx.store.mnemo_branch_head(t.agent_id, t.thread_id, branch)
+    head = ctx.store.branch_head(t.agent_id, t.thread_id, branch)
     if head is None:
         raise NotFound(
             f"Branch {branch!r} of thread {t.thread_id!r} has no checkpoint.",
@@ -59,7 +59,7 @@ def _owned(ctx: MnemoContext, t: Thread, checkpoint_id: str, field: str) -> Chec
     # A checkpoint id is a UUID: anything longer names none, and quoting it
     # whole would overflow gRPC's 16 KB status header.
     checkpoint_id = v.label(checkpoint_id, field) or ""
-    found = ctx.store.mnemo_get_checkpoint(checkpoint_id)
+    found = ctx.store.get_checkpoint(checkpoint_id)
     if found is None or found.agent_id != t.agent_id or found.thread_id != t.thread_id:
         raise NotFound(f"No checkpoint {checkpoint_id!r} in thread {t.thread_id!r}.",
                        field=field)
@@ -68,8 +68,8 @@ def _owned(ctx: MnemoContext, t: Thread, checkpoint_id: str, field: str) -> Chec
 
 def _write(ctx: MnemoContext, t: Thread, now: str, **fields: Any) -> Checkpoint:
     record = Checkpoint(seq=0, id=uuid7(), agent_id=t.agent_id, thread_id=t.thread_id,
-                        event_cursor=ctx.store.mnemo_max_event_seq(), created_at=now, **fields)
-    stored = ctx.store.mnemo_insert_checkpoint(record)
+                        event_cursor=ctx.store.max_event_seq(), created_at=now, **fields)
+    stored = ctx.store.insert_checkpoint(record)
     ctx.log(f"checkpoint.{stored.kind}", "checkpoint", stored.id,
             {"agent_id": t.agent_id, "thread_id": t.thread_id, "branch": stored.branch_name,
              "parent_id": stored.parent_id, "merge_parent_id": stored.merge_parent_id,
@@ -90,8 +90,8 @@ def checkpoint(ctx: MnemoContext, *, thread_id: str, agent_id: str | None,
 
     def work() -> Checkpoint:
         now = ctx.clock.now_ts()
-        head = ctx.store.mnemo_branch_head(t.agent_id, t.thread_id, branch)
-        refs = ctx.store.mnemo_thread_memories(ctx.source_id, t.agent_id, t.thread_id,
+        head = ctx.store.branch_head(t.agent_id, t.thread_id, branch)
+        refs = ctx.store.thread_memories(ctx.source_id, t.agent_id, t.thread_id,
                                                at=now, as_of=False)
         return _write(ctx, t, now, branch_name=branch,
                       parent_id=None if head is None else head.id, merge_parent_id=None,
@@ -110,7 +110,7 @@ def branch(ctx: MnemoContext, *, thread_id: str, agent_id: str | None, new_branc
 
     def work() -> Checkpoint:
         now = ctx.clock.now_ts()
-        if ctx.store.mnemo_branch_head(t.agent_id, t.thread_id, new) is not None:
+        if ctx.store.branch_head(t.agent_id, t.thread_id, new) is not None:
             raise InvalidInput(f"Branch {new!r} already exists in thread {t.thread_id!r}.",
                                suggestion="Pick another name, or Checkpoint onto it.",
                                field="new_branch_name")
@@ -173,7 +173,7 @@ def merge(ctx: MnemoContext, *, thread_id: str, agent_id: str | None, source_bra
             incoming = source.memory_refs
             snapshot = _merged_snapshot(target.state_snapshot, source.state_snapshot)
         if chosen == "squash":
-            meta["squashed"] = [c.id for c in ctx.store.mnemo_branch_checkpoints(
+            meta["squashed"] = [c.id for c in ctx.store.branch_checkpoints(
                 t.agent_id, t.thread_id, source_name)]
         added = [r for r in incoming if r not in target.memory_refs]
         stored = _write(ctx, t, now, branch_name=target_name, parent_id=target.id,
@@ -201,8 +201,8 @@ def replay(ctx: MnemoContext, *, thread_id: str, agent_id: str | None,
     name = _branch(branch_name, "branch_name")
     scope, now = thread_scope.reader_scope(t.agent_id), ctx.clock.now_ts()
     if at:
-        base = ctx.store.mnemo_latest_checkpoint_before(t.agent_id, t.thread_id, name, at)
-        memories = ctx.store.mnemo_thread_memories(ctx.source_id, t.agent_id, t.thread_id,
+        base = ctx.store.latest_checkpoint_before(t.agent_id, t.thread_id, name, at)
+        memories = ctx.store.thread_memories(ctx.source_id, t.agent_id, t.thread_id,
                                                    at=at, as_of=True, scope=scope, now=now)
         body: dict[str, Any] = {
             "id": None, "virtual": True, "as_of": at, "thread_id": t.thread_id,
@@ -211,13 +211,13 @@ def replay(ctx: MnemoContext, *, thread_id: str, agent_id: str | None,
             "state_snapshot": None if base is None else base.state_snapshot,
             "memory_refs": [m.uuid for m in memories],
         }
-        events = ctx.store.mnemo_count_memory_events([m.uuid for m in memories],
+        events = ctx.store.count_memory_events([m.uuid for m in memories],
                                                      max_seq=None, max_ts=at)
         upto = at
     else:
         cp = (_owned(ctx, t, checkpoint_id, "checkpoint_id") if checkpoint_id
               else _head(ctx, t, name))
-        found = ctx.store.mnemo_memories_by_uuid(list(cp.memory_refs))
+        found = ctx.store.memories_by_uuid(list(cp.memory_refs))
         sees = thread_scope.memory_filter(ctx, scope, now)
         memories = [found[r] for r in cp.memory_refs  # hard-deleted: gone
                     if r in found and sees(found[r])]
@@ -230,7 +230,7 @@ def replay(ctx: MnemoContext, *, thread_id: str, agent_id: str | None,
             "memory_refs": refs, "event_cursor": cp.event_cursor,
             "created_at": cp.created_at,
         }
-        events = ctx.store.mnemo_count_memory_events(refs, max_seq=cp.event_cursor, max_ts=None)
+        events = ctx.store.count_memory_events(refs, max_seq=cp.event_cursor, max_ts=None)
         upto = cp.created_at
     # Oldest first, up to the replayed instant: the reference walked newest-first.
     status = verify_memories(

@@ -84,8 +84,8 @@ def consolidate(ctx: MnemoContext, req: ConsolidateInput) -> TopicOutcome:
             org_id=orgs.pop(), source_type="consolidation", related_to=members,
         ))
         doc, _ = insert(ctx, draft, now, topic_version=version)
-        ctx.store.mnemo_mark_topic(doc.id, version)
-        ctx.store.mnemo_add_topic_members(doc.id, list(members))
+        ctx.store.mark_topic_document(doc.id, version)
+        ctx.store.add_topic_members(doc.id, list(members))
         revision = None
         # A held document replaces nothing (core/memories/writes.py held it).
         if old is not None and not doc.quarantined:

@@ -130,7 +130,7 @@ def delegate(ctx: MnemoContext, req: DelegateInput) -> Delegation:
             parent_id=None if parent is None else parent.delegation_id,
             created_at=now, expires_at=expires_at,
         )
-        ctx.store.mnemo_insert_delegation(record, ids, list(tags))
+        ctx.store.insert_delegation(record, ids, list(tags))
         ctx.log("delegation.create", "delegation", record.id,
                 {"agent_id": delegator, "owner": owner, "delegate": delegate_to,
                  "permission": permission, "selector": record.selector, "memory_ids": list(uuids),

@@ -35,18 +35,18 @@ def apply(ctx: MnemoContext, memory: Memory, strategy: str, *, actor: str, now: 
     if strategy == "redact":
         return erasure.redact_row(ctx.store, memory, actor=actor, now=now)
     if strategy == "hard_delete":
-        ctx.store.mnemo_hard_delete(memory.id)
+        ctx.store.hard_delete_memory(memory.id)
         ctx.store.append_event(
             events.memory_delete(memory, actor=actor, strategy=strategy, after=None), now)
     elif gone:
         return False
     elif strategy == "decay":
         after = round(memory.importance * DECAY_FACTOR, 6)
-        ctx.store.mnemo_set_importance(memory.id, after, now)
+        ctx.store.set_memory_importance(memory.id, after, now)
         ctx.store.append_event(events.memory_decay(memory, actor=actor, importance_after=after),
                                now)
     else:  # soft_delete | archive | consolidate
-        ctx.store.mnemo_mark_deleted(memory.id, now, strategy)
+        ctx.store.mark_memory_deleted(memory.id, now, strategy)
         ctx.store.append_event(events.memory_delete(
             memory, actor=actor, strategy=strategy,
             after=ctx.store.get_memory(memory.id) or memory), now)

@@ -53,7 +53,7 @@ class MemoryRead:
 
 
 class _ReadStore(Protocol):
-    def mnemo_add_access(self, counts: list[tuple[int, int]], now: str) -> None: ...
+    def add_memory_access(self, counts: list[tuple[int, int]], now: str) -> None: ...
     def append_reads(self, reads: list[MemoryRead]) -> None: ...
 
 
@@ -116,7 +116,7 @@ class ReadLog:
                 return 0
 
             def work() -> None:
-                ctx.store.mnemo_add_access(sorted(counts.items()), ctx.clock.now_ts())
+                ctx.store.add_memory_access(sorted(counts.items()), ctx.clock.now_ts())
                 ctx.store.append_reads(reads)
 
             ctx.transact(work)

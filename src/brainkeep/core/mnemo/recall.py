@@ -107,7 +107,7 @@ def _lexical(ctx: MnemoContext, plan: _Plan, n: int) -> list[tuple[Memory, float
     if plan.filt.as_of:
         # FTS holds live rows only; a past instant may need since-deleted ones.
         terms = list(plan.terms.terms)
-        candidates = ctx.store.mnemo_scan(plan.filt, terms, SCAN_CAP)
+        candidates = ctx.store.memories_matching_terms(plan.filt, terms, SCAN_CAP)
         return bm25_rank(candidates, terms)[:n]
     hits = _keyword(ctx, plan, plan.terms.every(), n)
     if len(hits) >= n or len(plan.terms.terms) < 2:
@@ -137,7 +137,7 @@ def _vector(ctx: MnemoContext, plan: _Plan, n: int) -> list[tuple[Memory, float]
     ask = n * 4
     while True:
         hits = ctx.vectors.search_memories(plan.query, None, ask, scope=plan.filt)
-        visible = {m.id: m for m in ctx.store.mnemo_visible(plan.filt, [mid for mid, _ in hits])}
+        visible = {m.id: m for m in ctx.store.visible_memories(plan.filt, [mid for mid, _ in hits])}
         found = [(visible[mid], cos) for mid, cos in hits if mid in visible]
         if len(found) >= n or len(hits) < ask or ask >= VECTOR_ASK_MAX:
             return found[:n]
@@ -148,12 +148,12 @@ def _graph(ctx: MnemoContext, plan: _Plan, seeds: list[Memory]) -> list[Memory]:
     """Seeds and their ``related_to`` neighbours, most-connected first."""
     seed_ids = [m.id for m in seeds[:GRAPH_SEEDS]]
     links: dict[int, int] = {}
-    for a, b in ctx.store.mnemo_relations(seed_ids):
+    for a, b in ctx.store.memory_relations(seed_ids):
         for node in (a, b):
             links[node] = links.get(node, 0) + 1
     if not links:
         return []
-    visible = {m.id: m for m in ctx.store.mnemo_visible(plan.filt, list(links))}
+    visible = {m.id: m for m in ctx.store.visible_memories(plan.filt, list(links))}
     seed_rank = {mid: i for i, mid in enumerate(seed_ids)}
     order = sorted(visible, key=lambda mid: (-links[mid], seed_rank.get(mid, len(seed_ids))))
     return [visible[mid] for mid in order]
@@ -218,7 +218,7 @@ def recall(ctx: MnemoContext, req: RecallInput) -> RecallResult:
     reconstruction = None
     if plan.strategy == "exact":
         hits = [Scored(memory=m, score=1.0, rank=i) for i, m in enumerate(
-            ctx.store.mnemo_exact(plan.filt, plan.query.strip(), plan.limit), start=1)]
+            ctx.store.memories_containing(plan.filt, plan.query.strip(), plan.limit), start=1)]
     elif plan.strategy == "lexical":
         hits = _single(_lexical(ctx, plan, plan.limit), "bm25")
     elif plan.strategy == "semantic":

@@ -68,7 +68,7 @@ def _grant_id(kind: str, grant_id: str) -> str:
 
 
 def _acl(ctx: MnemoContext, acl_id: str, scope: ReadScope) -> Acl:
-    found = ctx.store.mnemo_list_acls(acl_id=acl_id)
+    found = ctx.store.list_acls(acl_id=acl_id)
     acl = found[0] if found else None
     if acl is not None and not scope.trusted:
         memory = ctx.store.get_memory(acl.memory_id)
@@ -84,8 +84,8 @@ def _acl(ctx: MnemoContext, acl_id: str, scope: ReadScope) -> Acl:
 def _delegations(ctx: MnemoContext, delegation_id: str) -> list[Delegation]:
     """The delegation and its re-delegations, parents first."""
     records: list[Delegation] = []
-    for did in ctx.store.mnemo_delegation_tree(delegation_id):
-        records.extend(ctx.store.mnemo_list_delegations(delegation_id=did))
+    for did in ctx.store.delegation_tree(delegation_id):
+        records.extend(ctx.store.list_delegations(delegation_id=did))
     if not records:
         raise NotFound(f"No delegation {delegation_id} (unknown, or already revoked).",
                        suggestion="List live delegations with `brainkeep delegation list`.",
@@ -118,12 +118,12 @@ def revoke(ctx: MnemoContext, kind: str, grant_id: str, *, actor: str,
         now = ctx.clock.now_ts()
         if kind == "acl":
             acl = _acl(ctx, gid, scope)
-            ctx.store.mnemo_delete_acl(gid)
+            ctx.store.delete_acl(gid)
             ctx.store.append_event(events.acl_revoke(acl, actor=actor, source_id=ctx.source_id),
                                    now)
             return Revocation(kind, gid, (gid,), now)
         records = _delegations(ctx, gid)
-        ctx.store.mnemo_delete_delegations([d.id for d in records])
+        ctx.store.delete_delegations([d.id for d in records])
         for record in records:
             ctx.store.append_event(events.delegation_revoke(
                 record, actor=actor, source_id=ctx.source_id,
@@ -137,7 +137,7 @@ def list_acls(ctx: MnemoContext, *, memory_id: str | None = None, grantee: str |
               include_inactive: bool = False) -> list[Acl]:
     """Live ACLs, newest first; expired ones too with ``include_inactive``."""
     now = ctx.clock.now_ts()
-    rows = ctx.store.mnemo_list_acls(memory_uuid=memory_id.lower() if memory_id else None,
+    rows = ctx.store.list_acls(memory_uuid=memory_id.lower() if memory_id else None,
                                      grantee=grantee)
     return [a for a in rows if include_inactive or a.status(now) == "active"]
 
@@ -147,5 +147,5 @@ def list_delegations(ctx: MnemoContext, *, owner: str | None = None,
                      include_inactive: bool = False) -> list[Delegation]:
     """Live delegations, newest first; expired ones too with ``include_inactive``."""
     now = ctx.clock.now_ts()
-    rows = ctx.store.mnemo_list_delegations(owner=owner, delegate=delegate)
+    rows = ctx.store.list_delegations(owner=owner, delegate=delegate)
     return [d for d in rows if include_inactive or d.status(now) == "active"]

@@ -90,13 +90,13 @@ def share(ctx: MnemoContext, req: ShareInput) -> ShareOutcome:
                 )
             if memory.scope == "private":
                 # by_grant: shared only while one of its ACLs is live (core/scope.py).
-                ctx.store.mnemo_set_scope(memory.id, "shared", visibility_for_scope("shared"),
+                ctx.store.set_memory_scope(memory.id, "shared", visibility_for_scope("shared"),
                                           now, by_grant=True)
                 ctx.store.append_event(
                     events.memory_scope(memory, actor=sharer, scope_after="shared",
                                         after=ctx.store.get_memory(memory.id) or memory), now)
             for target in targets:
-                acl_id = ctx.store.mnemo_upsert_acl(
+                acl_id = ctx.store.upsert_acl(
                     acl_id=uuid7(), memory_id=memory.id, grantee=target, permission=permission,
                     granted_by=sharer, now=now, expires_at=expires_at,
                 )

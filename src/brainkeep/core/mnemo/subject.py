@@ -54,7 +54,7 @@ def forget_subject(ctx: MnemoContext, subject_id: str, strategy: str | None,
         forgotten: list[Memory] = []
         errors: list[tuple[str, str]] = []
         now = ctx.clock.now_ts()
-        matched = ctx.store.mnemo_memories_with_tag(ctx.source_id, f"subject:{subject}")
+        matched = ctx.store.memories_with_tag(ctx.source_id, f"subject:{subject}")
         actor = agent or "subject-erasure"
         targets: list[Memory] = []
         for memory in matched:

@@ -58,9 +58,9 @@ def record_filter(ctx: MnemoContext, scope: ReadScope, agent_id: str | None,
     """
     now = ctx.clock.now_ts()
     store = ctx.store
-    shown = {r.uuid for r in store.mnemo_chain_rows(
+    shown = {r.uuid for r in store.memory_chain_rows(
         agent_id, thread_id, created_before=created_before, scope=scope, now=now)}
-    stored = {r.uuid for r in store.mnemo_chain_rows(
+    stored = {r.uuid for r in store.memory_chain_rows(
         agent_id, thread_id, created_before=created_before)}
 
     def visible(uuid: str) -> bool:

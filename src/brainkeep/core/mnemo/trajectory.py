@@ -115,7 +115,7 @@ def audit(ctx: MnemoContext, *, agent_id: str | None, thread_id: str | None,
     unlabelled: list[int] = []
     reads: dict[str, int] = {}
     writes: dict[str, int] = {}
-    events = ctx.store.mnemo_audit_events(agent, thread, scope=scope, now=now)
+    events = ctx.store.memory_audit_events(agent, thread, scope=scope, now=now)
     read_log = ctx.store.iter_reads(scope.org_id, agent, thread)
     merged: Iterator[AuditEvent | MemoryRead] = heapq.merge(
         events, read_log, key=lambda item: item.ts)
@@ -155,7 +155,7 @@ def audit(ctx: MnemoContext, *, agent_id: str | None, thread_id: str | None,
 
     growth_sev = "ok" if breaches == 0 else "warn" if peak <= 2 * ceiling else "fail"
     facts: dict[str, list[Any]] = {}
-    for write in ctx.store.mnemo_fact_writes(agent, thread, key, scope=scope, now=now):
+    for write in ctx.store.fact_key_writes(agent, thread, key, scope=scope, now=now):
         facts.setdefault(write.fact_id, []).append(write)
     stale = []
     for fact_id, group in sorted(facts.items()):

@@ -44,12 +44,12 @@ class EventLog(Protocol):
     # and logged inserts, so a row removed behind the server's back is found.
     # ``scope`` (grants live at ``now``): only rows its reader may see, for
     # what Verify reports; the walk itself reads every row.
-    def mnemo_chain_rows(
+    def memory_chain_rows(
         self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None,
         scope: ReadScope | None = None, now: str | None = None,
     ) -> list[ChainRow]: ...
-    def mnemo_tombstones(self) -> list[tuple[str, str, str | None]]: ...
-    def mnemo_inserted(
+    def hard_deleted_memories(self) -> list[tuple[str, str, str | None]]: ...
+    def logged_memory_inserts(
         self, agent_id: str | None, thread_id: str | None
     ) -> list[tuple[str, str]]: ...
     # Tamper scans (core/verify.py, store/sqlite/integrity.py): each row beside
@@ -95,11 +95,11 @@ class EventLog(Protocol):
     # -- verification and audit ------------------------------------------------
     # (the chain scans Verify needs are on ``Store``: core/verify.py uses them)
     # ``scope`` (grants live at ``now``): only what its reader may see.
-    def mnemo_audit_events(
+    def memory_audit_events(
         self, agent_id: str | None, thread_id: str | None, *,
         scope: ReadScope | None = None, now: str | None = None,
     ) -> Iterator[AuditEvent]: ...
-    def mnemo_fact_writes(
+    def fact_key_writes(
         self, agent_id: str | None, thread_id: str | None, fact_key: str, *,
         scope: ReadScope | None = None, now: str | None = None,
     ) -> list[FactWrite]: ...

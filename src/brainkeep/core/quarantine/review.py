@@ -134,7 +134,7 @@ class QuarantineService:
             self.store.set_memory_quarantined(memory.id, False, now)
             build = events.memory_release
         else:
-            self.store.mnemo_mark_deleted(memory.id, now, "reject")
+            self.store.mark_memory_deleted(memory.id, now, "reject")
             build = events.memory_reject
         after: Memory | None = self.store.get_memory(memory.id)
         assert after is not None

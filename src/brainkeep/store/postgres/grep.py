@@ -55,7 +55,7 @@ def grep_memories(
         limit: rows to return at most.
         source_id: the source ``where`` selects (the walk reads its rows newest first).
         lower_needles: fold the needles with ``lower()`` (False: the caller
-            folded them already, as ``mnemo_scan`` does).
+            folded them already, as ``memories_matching_terms`` does).
     """
     p = dict(params)
     p.update({f"grep{i}": needle for i, needle in enumerate(needles)})

@@ -1,8 +1,8 @@
 """The scans Verify and TrajectoryAudit run over memories and events, for both engines.
 
 Written once over ``self.sql`` (store/sql/dialect.py): the verifier's chain
-scans (``mnemo_chain_rows``, ``mnemo_tombstones``, ``mnemo_inserted``) and
-TrajectoryAudit's (``mnemo_audit_events``, ``mnemo_fact_writes``). SQLite
+scans (``memory_chain_rows``, ``hard_deleted_memories``, ``logged_memory_inserts``) and
+TrajectoryAudit's (``memory_audit_events``, ``fact_key_writes``). SQLite
 sorts NULLs first in ascending order, PostgreSQL last, so ``ORDER BY`` on a
 nullable column says ``NULLS FIRST``; a parameter compared only with ``IS
 NULL`` is ``CAST(:p AS TEXT)`` (PostgreSQL must know its type).
@@ -85,7 +85,7 @@ class AuditScansMixin:
 
     sql: SQL
 
-    def mnemo_chain_rows(
+    def memory_chain_rows(
         self, agent_id: str | None, thread_id: str | None, *, created_before: str | None = None,
         scope: ReadScope | None = None, now: str | None = None,
     ) -> list[ChainRow]:
@@ -106,7 +106,7 @@ class AuditScansMixin:
         )
         return [ChainRow(*tuple(r)) for r in rows]
 
-    def mnemo_tombstones(self) -> list[tuple[str, str, str | None]]:
+    def hard_deleted_memories(self) -> list[tuple[str, str, str | None]]:
         """(uuid, content_hash, prev_hash) of every memory removed by a logged hard delete."""
         d = self.sql.dialect
         rows = self.sql.all(
@@ -116,7 +116,7 @@ class AuditScansMixin:
         )
         return [(r[0], r[1], r[2]) for r in rows]
 
-    def mnemo_inserted(
+    def logged_memory_inserts(
         self, agent_id: str | None, thread_id: str | None
     ) -> list[tuple[str, str]]:
         """(uuid, content_hash) of every logged memory insert in scope (by owner)."""
@@ -134,7 +134,7 @@ class AuditScansMixin:
         )
         return [(r[0], r[1]) for r in rows]
 
-    def mnemo_audit_events(
+    def memory_audit_events(
         self, agent_id: str | None, thread_id: str | None, *,
         scope: ReadScope | None = None, now: str | None = None,
     ) -> Iterator[AuditEvent]:
@@ -175,7 +175,7 @@ class AuditScansMixin:
                 )
             params["after"] = rows[-1]["seq"]
 
-    def mnemo_fact_writes(
+    def fact_key_writes(
         self, agent_id: str | None, thread_id: str | None, fact_key: str, *,
         scope: ReadScope | None = None, now: str | None = None,
     ) -> list[FactWrite]:

@@ -22,7 +22,7 @@ class CheckpointsMixin:
 
     sql: SQL
 
-    def mnemo_insert_checkpoint(self, checkpoint: Checkpoint) -> Checkpoint:
+    def insert_checkpoint(self, checkpoint: Checkpoint) -> Checkpoint:
         c = checkpoint
         row = self.sql.one(
             "INSERT INTO mnemo_checkpoints (id, agent_id, thread_id, branch_name, parent_id, "
@@ -36,11 +36,11 @@ class CheckpointsMixin:
         assert row is not None  # INSERT ... RETURNING always returns its row
         return checkpoint_from_row(row)
 
-    def mnemo_get_checkpoint(self, checkpoint_id: str) -> Checkpoint | None:
+    def get_checkpoint(self, checkpoint_id: str) -> Checkpoint | None:
         row = self.sql.one("SELECT * FROM mnemo_checkpoints WHERE id = ?", (checkpoint_id,))
         return None if row is None else checkpoint_from_row(row)
 
-    def mnemo_branch_head(
+    def branch_head(
         self, agent_id: str, thread_id: str, branch_name: str
     ) -> Checkpoint | None:
         row = self.sql.one(
@@ -50,7 +50,7 @@ class CheckpointsMixin:
         )
         return None if row is None else checkpoint_from_row(row)
 
-    def mnemo_branch_checkpoints(
+    def branch_checkpoints(
         self, agent_id: str, thread_id: str, branch_name: str, *, after_seq: int = 0
     ) -> list[Checkpoint]:
         rows = self.sql.all(
@@ -60,7 +60,7 @@ class CheckpointsMixin:
         )
         return [checkpoint_from_row(r) for r in rows]
 
-    def mnemo_latest_checkpoint_before(
+    def latest_checkpoint_before(
         self, agent_id: str, thread_id: str, branch_name: str, ts: str
     ) -> Checkpoint | None:
         row = self.sql.one(
@@ -70,7 +70,7 @@ class CheckpointsMixin:
         )
         return None if row is None else checkpoint_from_row(row)
 
-    def mnemo_thread_memories(
+    def thread_memories(
         self, source_id: str, agent_id: str, thread_id: str, *, at: str, as_of: bool,
         scope: ReadScope | None = None, now: str | None = None,
     ) -> list[Memory]:
@@ -98,10 +98,10 @@ class CheckpointsMixin:
         )
         return [memory_from_row(r) for r in rows]
 
-    def mnemo_max_event_seq(self) -> int:
+    def max_event_seq(self) -> int:
         return int(self.sql.scalar("SELECT COALESCE(MAX(seq), 0) FROM events"))
 
-    def mnemo_count_memory_events(
+    def count_memory_events(
         self, uuids: list[str], *, max_seq: int | None, max_ts: str | None
     ) -> int:
         if not uuids:

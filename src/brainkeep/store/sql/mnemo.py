@@ -41,13 +41,13 @@ class MnemoMixin(MemoryTextUpkeep):
 
     # -- recall ------------------------------------------------------------------
 
-    def mnemo_exact(self, filt: MemoryFilter, needle: str, limit: int) -> list[Memory]:
+    def memories_containing(self, filt: MemoryFilter, needle: str, limit: int) -> list[Memory]:
         """Memories containing ``needle`` (case-insensitive), newest first."""
         where, params = memory_filter_sql(filt, self.sql.dialect)
         rows = self._grep_memories(where, params, [needle], limit, source_id=filt.source_id)
         return [memory_from_row(r) for r in rows]
 
-    def mnemo_visible(self, filt: MemoryFilter, memory_ids: list[int]) -> list[Memory]:
+    def visible_memories(self, filt: MemoryFilter, memory_ids: list[int]) -> list[Memory]:
         """The readable subset of ``memory_ids``."""
         if not memory_ids:
             return []
@@ -56,7 +56,9 @@ class MnemoMixin(MemoryTextUpkeep):
         rows = self.sql.all(f"SELECT m.* FROM memories m WHERE {among} AND {where}", params)
         return [memory_from_row(r) for r in rows]
 
-    def mnemo_scan(self, filt: MemoryFilter, terms: list[str], limit: int) -> list[Memory]:
+    def memories_matching_terms(
+        self, filt: MemoryFilter, terms: list[str], limit: int
+    ) -> list[Memory]:
         """Readable memories containing any of ``terms`` (the trigram index: used for ``as_of``)."""
         if not terms:
             return []
@@ -65,7 +67,7 @@ class MnemoMixin(MemoryTextUpkeep):
                                    source_id=filt.source_id, lower_needles=False)
         return [memory_from_row(r) for r in rows]
 
-    def mnemo_relations(self, memory_ids: list[int]) -> list[tuple[int, int]]:
+    def memory_relations(self, memory_ids: list[int]) -> list[tuple[int, int]]:
         """``related_to`` edges touching ``memory_ids``, as (from id, to id) pairs."""
         if not memory_ids:
             return []
@@ -80,7 +82,7 @@ class MnemoMixin(MemoryTextUpkeep):
         )
         return [(int(r["a"]), int(r["b"])) for r in rows]
 
-    def mnemo_add_access(self, counts: list[tuple[int, int]], now: str) -> None:
+    def add_memory_access(self, counts: list[tuple[int, int]], now: str) -> None:
         """Add (memory id, accesses) to ``access_count`` (``updated_at`` stays: not an edit)."""
         self.sql.executemany(
             "UPDATE memories SET access_count = access_count + ?, last_accessed_at = ? "
@@ -88,7 +90,7 @@ class MnemoMixin(MemoryTextUpkeep):
             [(n, now, mid) for mid, n in counts],
         )
 
-    def mnemo_memories_by_uuid(self, uuids: list[str]) -> dict[str, Memory]:
+    def memories_by_uuid(self, uuids: list[str]) -> dict[str, Memory]:
         if not uuids:
             return {}
         params: dict[str, Any] = {}
@@ -98,7 +100,7 @@ class MnemoMixin(MemoryTextUpkeep):
 
     # -- permissions -----------------------------------------------------------------
 
-    def mnemo_grants(self, memory: Memory, agent_id: str, now: str) -> list[Grant]:
+    def grants_for(self, memory: Memory, agent_id: str, now: str) -> list[Grant]:
         """Unexpired ACL and delegation grants ``agent_id`` holds on ``memory``."""
         params = {"mid": memory.id, "reader": agent_id, "now": now}
         grants = [
@@ -122,7 +124,7 @@ class MnemoMixin(MemoryTextUpkeep):
             )
         return grants
 
-    def mnemo_upsert_acl(
+    def upsert_acl(
         self,
         *,
         acl_id: str,
@@ -142,7 +144,7 @@ class MnemoMixin(MemoryTextUpkeep):
             (acl_id, memory_id, grantee, permission, granted_by, now, expires_at),
         ))
 
-    def mnemo_set_scope(self, memory_id: int, scope: str, visibility: str, now: str, *,
+    def set_memory_scope(self, memory_id: int, scope: str, visibility: str, now: str, *,
                         by_grant: bool = False) -> None:
         """Change a memory's scope; ``by_grant``: Share did it (shared while an ACL lives)."""
         self.sql.execute(
@@ -151,7 +153,7 @@ class MnemoMixin(MemoryTextUpkeep):
             (scope, visibility, now, int(by_grant), memory_id),
         )
 
-    def mnemo_any_live_acl(self, memory_id: int, now: str) -> bool:
+    def has_live_acl(self, memory_id: int, now: str) -> bool:
         """Whether any ACL on the memory is unexpired and unrevoked at ``now``."""
         return bool(self.sql.scalar(
             "SELECT EXISTS (SELECT 1 FROM mnemo_acls a WHERE a.memory_id = ? AND "
@@ -159,7 +161,7 @@ class MnemoMixin(MemoryTextUpkeep):
             (memory_id, now),
         ))
 
-    def mnemo_list_acls(self, *, acl_id: str | None = None, memory_uuid: str | None = None,
+    def list_acls(self, *, acl_id: str | None = None, memory_uuid: str | None = None,
                         grantee: str | None = None) -> list[Acl]:
         """ACL rows (every status), newest first, optionally narrowed."""
         where, params = _narrowed(("a.id", acl_id), ("m.uuid", memory_uuid),
@@ -178,7 +180,7 @@ class MnemoMixin(MemoryTextUpkeep):
             for r in rows
         ]
 
-    def mnemo_list_delegations(self, *, delegation_id: str | None = None,
+    def list_delegations(self, *, delegation_id: str | None = None,
                                owner: str | None = None,
                                delegate: str | None = None) -> list[Delegation]:
         """Delegation rows (every status), newest first, optionally narrowed."""
@@ -204,11 +206,11 @@ class MnemoMixin(MemoryTextUpkeep):
             for r in rows
         ]
 
-    def mnemo_delete_acl(self, acl_id: str) -> bool:
+    def delete_acl(self, acl_id: str) -> bool:
         """Remove an ACL row (revocation); False when there was none."""
         return self.sql.execute("DELETE FROM mnemo_acls WHERE id = ?", (acl_id,)).rowcount == 1
 
-    def mnemo_delegation_tree(self, delegation_id: str) -> list[str]:
+    def delegation_tree(self, delegation_id: str) -> list[str]:
         """The delegation's id and every re-delegation below it, parents before children."""
         rows = self.sql.all(
             "WITH RECURSIVE tree(id, level) AS (SELECT id, 0 FROM mnemo_delegations "
@@ -218,12 +220,12 @@ class MnemoMixin(MemoryTextUpkeep):
         )
         return [str(r["id"]) for r in rows]
 
-    def mnemo_delete_delegations(self, delegation_ids: list[str]) -> None:
+    def delete_delegations(self, delegation_ids: list[str]) -> None:
         """Remove delegation rows and their items (children first, for ``parent_id``)."""
         self.sql.executemany("DELETE FROM mnemo_delegations WHERE id = ?",
                              [(did,) for did in reversed(delegation_ids)])
 
-    def mnemo_insert_delegation(
+    def insert_delegation(
         self, delegation: Delegation, memory_ids: list[int], tags: list[str]
     ) -> None:
         d = delegation
@@ -244,7 +246,7 @@ class MnemoMixin(MemoryTextUpkeep):
 
     # -- forgetting ------------------------------------------------------------------
 
-    def mnemo_mark_deleted(self, memory_id: int, now: str, strategy: str) -> None:
+    def mark_memory_deleted(self, memory_id: int, now: str, strategy: str) -> None:
         """Tombstone a memory (soft_delete | archive | consolidate); the row stays.
 
         Its text leaves the keyword index; a trigger retires its vector (migration 0005).
@@ -257,7 +259,7 @@ class MnemoMixin(MemoryTextUpkeep):
         )
         self._fts_memory_removed(memory_id)
 
-    def mnemo_hard_delete(self, memory_id: int) -> None:
+    def hard_delete_memory(self, memory_id: int) -> None:
         """Remove the row; tags, relations, ACLs and topic membership cascade (foreign keys)."""
         self.sql.execute("UPDATE memories SET superseded_by = NULL WHERE superseded_by = ?",
                          (memory_id,))
@@ -266,7 +268,7 @@ class MnemoMixin(MemoryTextUpkeep):
         self.sql.execute("DELETE FROM mnemo_delegation_items WHERE memory_id = ?", (memory_id,))
         self.sql.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
 
-    def mnemo_redact(self, memory_id: int, now: str, placeholder: str) -> None:
+    def redact_memory(self, memory_id: int, now: str, placeholder: str) -> None:
         """Replace text and metadata; keep the hashes (the chain still links through it)."""
         self.sql.execute(
             "UPDATE memories SET text = ?, normalized_text = '', metadata = '{}', "
@@ -275,16 +277,16 @@ class MnemoMixin(MemoryTextUpkeep):
             (placeholder, now, now, now, memory_id),
         )
         self._fts_memory_removed(memory_id)
-        # The orientation cache's entries quote the text (migration 0017).
+        # The orientation cache's entries quote the text (migration 0016).
         self.sql.execute("DELETE FROM orientation_entries WHERE memory_id = ?", (memory_id,))
 
-    def mnemo_set_importance(self, memory_id: int, importance: float, now: str) -> None:
+    def set_memory_importance(self, memory_id: int, importance: float, now: str) -> None:
         self.sql.execute(
             "UPDATE memories SET importance = ?, updated_at = ? WHERE id = ?",
             (importance, now, memory_id),
         )
 
-    def mnemo_memories_with_tag(self, source_id: str, tag: str) -> list[Memory]:
+    def memories_with_tag(self, source_id: str, tag: str) -> list[Memory]:
         rows = self.sql.all(
             "SELECT m.* FROM memories m JOIN memory_tags t ON t.memory_id = m.id "
             "WHERE m.source_id = ? AND t.tag = ? ORDER BY m.id",
@@ -294,19 +296,19 @@ class MnemoMixin(MemoryTextUpkeep):
 
     # -- topics ------------------------------------------------------------------------
 
-    def mnemo_mark_topic(self, memory_id: int, version: int) -> None:
+    def mark_topic_document(self, memory_id: int, version: int) -> None:
         self.sql.execute(
             "UPDATE memories SET consolidation_state = 'topic', version = ? WHERE id = ?",
             (version, memory_id),
         )
 
-    def mnemo_add_topic_members(self, topic_memory_id: int, member_uuids: list[str]) -> None:
+    def add_topic_members(self, topic_memory_id: int, member_uuids: list[str]) -> None:
         self.sql.executemany(
             "INSERT INTO mnemo_topic_members (topic_memory_id, member_uuid, ord) VALUES (?, ?, ?)",
             [(topic_memory_id, uuid, i) for i, uuid in enumerate(member_uuids)],
         )
 
-    def mnemo_topic_members(self, topic_memory_id: int) -> list[str]:
+    def topic_members(self, topic_memory_id: int) -> list[str]:
         rows = self.sql.all(
             "SELECT member_uuid FROM mnemo_topic_members WHERE topic_memory_id = ? ORDER BY ord",
             (topic_memory_id,),

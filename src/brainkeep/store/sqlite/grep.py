@@ -77,7 +77,7 @@ def grep_memories(
         limit: rows to return at most.
         source_id: the source ``where`` selects (the walk reads its index newest first).
         lower_needles: fold the needles with SQLite ``lower()`` (False: the
-            caller folded them already, as ``mnemo_scan`` does).
+            caller folded them already, as ``memories_matching_terms`` does).
     """
     p = dict(params)
     p.update({f"grep{i}": needle for i, needle in enumerate(needles)})
