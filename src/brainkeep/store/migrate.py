@@ -75,7 +75,7 @@ TABLES: tuple[Table, ...] = (
     Table("oauth_grants", ("id",)),
     Table("verify_checkpoints", ("id",)),  # 0014: heads a verify proved (signed ones too)
     Table("quarantine", ("id",)),  # 0015: the review queue of held writes
-    Table("orientation_namespaces", ("id",)),  # 0017: the orientation cache
+    Table("orientation_namespaces", ("id",)),  # 0016: the orientation cache
     Table("orientation_entries", ("namespace_id", "kind", "entry_key", "entry_value",
                                   "memory_id")),
     Table("embeddings", ("id",)),  # absent on a PostgreSQL server without pgvector

@@ -16,7 +16,7 @@ from brainkeep.core.scope import ReadScope
 
 
 class OrientationRepository(Protocol):
-    """Context maps (``orientation_namespaces``, ``orientation_entries``: migration 0017)."""
+    """Context maps (``orientation_namespaces``, ``orientation_entries``: migration 0016)."""
 
     # Count one hit on the namespace (created on first use) and one more
     # occurrence of each (memory id, observation); increments happen in SQL,

@@ -1,10 +1,10 @@
 """PostgreSQL's ``SparseIndex``: pgvector ``sparsevec`` searched by inner product.
 
-The column is ``sparsevec(30522)`` (migration 0020), bound as pgvector's
+The column is ``sparsevec(30522)`` (migration 0017), bound as pgvector's
 text form ``{i:w,...}/30522`` (1-based indices), at most ``HNSW_MAX_TERMS``
 of its heaviest terms (pgvector's HNSW limit; a text has ~120). Search is
 ``ORDER BY vector <#> q`` over the source's rows of one kind and model:
-through the HNSW index (``sparsevec_ip_ops``, migration 0020) with an
+through the HNSW index (``sparsevec_ip_ops``, migration 0017) with an
 iterative scan, so the filter cannot starve the answer, when the kind holds
 more than ``EXACT_MAX`` rows, else an exact scan (the sort expression is
 written so the planner cannot use the index). Measured at 20K rows: exact

@@ -1,4 +1,4 @@
-"""The orientation cache's tables (migration 0017), for both engines.
+"""The orientation cache's tables (migration 0016), for both engines.
 
 A namespace row per (tenant, label) holds the hit count; an entry row per
 (namespace, kind, key, value, source memory) holds how often that memory

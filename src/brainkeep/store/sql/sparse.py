@@ -1,6 +1,6 @@
 """The learned-sparse rows, for both engines: writes, backfill work and counts.
 
-The ``sparse_vectors`` table (migration 0020) is the same on both engines
+The ``sparse_vectors`` table (migration 0017) is the same on both engines
 except for its vector column, which each engine's ``SparseIndex`` reaches
 through hooks: ``_vector_param`` (the value bound into the column:
 SQLite's packed term/impact blob, PostgreSQL's ``sparsevec`` text),

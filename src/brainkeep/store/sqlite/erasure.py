@@ -12,7 +12,7 @@ transaction that redacts or deletes a memory:
   ``secure_delete = ON`` (engine.py), so freed cells and pages are zeroed;
   the write-ahead log still holds old page images until a checkpoint
   copies them back and ``TRUNCATE`` empties it (``scrub_files``).
-* **Sparse postings** (migration 0020): the inverted index of the
+* **Sparse postings** (migration 0017): the inverted index of the
   learned-sparse arm keeps a memory's postings after a trigger drops its
   sparse vector; the purge deletes them.
 * **ANN base files** (``ann_files``): an immutable HNSW graph keeps a
@@ -56,7 +56,7 @@ class ErasureEngineMixin:
         for table in _MEMORY_INDEXES:
             self.db.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
         if memory_ids:
-            # Postings outlive their sparse vector (migration 0020: pruned by
+            # Postings outlive their sparse vector (migration 0017: pruned by
             # `brainkeep embed`); their term ids spell the text's words. Keyed
             # by term first, so this scans the memory postings once.
             listed = ",".join(str(int(i)) for i in memory_ids)

@@ -1,6 +1,6 @@
 """SQLite's ``SparseIndex``: an impact-ordered postings table read with early termination.
 
-Storage (migration 0020): ``sparse_vectors`` holds each row's vector (its
+Storage (migration 0017): ``sparse_vectors`` holds each row's vector (its
 forward form: uint16 term ids, then uint16 impacts = weight x 100, rounded,
 at least 1), and ``sparse_postings`` one ``(kind, term, impact, item_id)``
 key per non-zero term, so a term's postings are read best impact first.

@@ -1,4 +1,4 @@
--- 0020: the learned-sparse arm (SPLADE-tiny, docs/search.md "Learned sparse").
+-- 0017: the learned-sparse arm (SPLADE-tiny, docs/search.md "Learned sparse").
 -- One sparse vector per page chunk or memory, tagged with the model that
 -- made it: its non-zero vocabulary terms and their impacts (weight x 100,
 -- rounded), as little-endian uint16 term ids followed by uint16 impacts.

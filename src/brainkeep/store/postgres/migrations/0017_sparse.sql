@@ -1,5 +1,5 @@
 -- requires-extension: vector
--- 0020: the learned-sparse arm (SPLADE-tiny, docs/search.md "Learned sparse"):
+-- 0017: the learned-sparse arm (SPLADE-tiny, docs/search.md "Learned sparse"):
 -- one pgvector `sparsevec` per page chunk or memory over the model's 30,522
 -- vocabulary terms, searched by inner product through an HNSW index
 -- (store/postgres/sparse_index.py).
