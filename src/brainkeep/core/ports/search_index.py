@@ -35,10 +35,11 @@ from typing import TYPE_CHECKING, Protocol
 from brainkeep.core.mnemo.models import MemoryFilter
 from brainkeep.core.query import PageScope, QueryTerms
 from brainkeep.core.retrieval import EmbedTask, FactFilter, ScoredId
-from brainkeep.core.sparse_terms import NewSparse, SparseTerms
 
 if TYPE_CHECKING:  # annotations only: a serve answering tools/list must not load numpy
     import numpy as np
+
+    from brainkeep.core.sparse_terms import NewSparse, SparseTerms
 
 SearchScope = PageScope | FactFilter | MemoryFilter
 
