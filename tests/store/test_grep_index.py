@@ -9,6 +9,7 @@ Every needle must give exactly the oracle's rows, in the oracle's order.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -47,15 +48,24 @@ NEEDLES = [
 
 def old_scan(store: Store, engine: str, rows: list[Memory], needle: str, limit: int,
              *, fold_needle: bool = True) -> list[int]:
-    """The rows the pre-index query kept, as each engine evaluated its predicate."""
-    if engine == "sqlite":
-        sql = ("SELECT instr(lower(?), lower(?)) > 0" if fold_needle
-               else "SELECT instr(lower(?), ?) > 0")
-    else:
-        sql = ("SELECT strpos(lower(%s::text COLLATE \"C\"), lower(%s)) > 0" if fold_needle
-               else "SELECT strpos(lower(%s::text COLLATE \"C\"), %s) > 0")
+    """The rows the pre-index query kept, as each engine evaluated its predicate.
+
+    The predicate runs on every row's text in one statement (a row per text,
+    in order), not one round trip per row: the engine's own functions decide.
+    """
+    texts = [m.text for m in rows]
     db = store.db  # type: ignore[attr-defined]
-    return [m.id for m in rows if db.scalar(sql, (m.text, needle))][:limit]
+    if engine == "sqlite":
+        test = "instr(lower(value), lower(?))" if fold_needle else "instr(lower(value), ?)"
+        hits = db.execute(f"SELECT {test} > 0 FROM json_each(?) ORDER BY key",
+                          (needle, json.dumps(texts))).fetchall()
+    else:
+        test = ('strpos(lower(t COLLATE "C"), lower(%s))' if fold_needle
+                else 'strpos(lower(t COLLATE "C"), %s)')
+        hits = db.all(f"SELECT {test} > 0 FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) "
+                      "ORDER BY n", (needle, texts))
+    assert len(hits) == len(rows)
+    return [m.id for m, (hit,) in zip(rows, hits, strict=True) if hit][:limit]
 
 
 def fill(store: Store) -> dict[str, Memory]:
