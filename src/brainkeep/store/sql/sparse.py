@@ -17,6 +17,7 @@ from typing import Any
 from brainkeep.core.retrieval import CHUNK, MEMORY, EmbedTask
 from brainkeep.core.sparse_terms import NewSparse, SparseTerms
 from brainkeep.store.sql.dialect import SQL
+from brainkeep.store.sql.vectors import backfill_batch
 
 _INSERT = (
     "INSERT INTO sparse_vectors (kind, item_id, source_id, page_id, private, model, "
@@ -77,27 +78,8 @@ class SparseRows:
         return len(written)
 
     def missing(self, kind: str, *, after_item: int, limit: int) -> list[EmbedTask]:
-        pick = self.sql.dialect.pick
-        hint = pick(sqlite="+", postgres="")
-        params = (self.source_id, after_item, kind, self.model, limit)
-        if kind == CHUNK:
-            rows = self.sql.all(
-                # SQLite: CROSS JOIN and +source_id walk ids upward from
-                # after_item, as the embeddings backfill does (store/sql/vectors.py).
-                "SELECT x.id, x.page_id, p.visibility, x.text, p.title FROM chunks x "
-                f"{pick(sqlite='CROSS JOIN', postgres='JOIN')} pages p ON p.id = x.page_id "
-                f"WHERE {hint}p.source_id = ? AND p.deleted_at IS NULL AND x.id > ? "
-                f"AND {_MISSING} ORDER BY x.id LIMIT ?",
-                params,
-            )
-        else:
-            rows = self.sql.all(
-                "SELECT x.id, NULL, x.visibility, x.text, '' FROM memories x "
-                f"WHERE {hint}x.source_id = ? AND x.expired_at IS NULL AND x.deleted_at IS NULL "
-                f"AND x.id > ? AND {_MISSING} ORDER BY x.id LIMIT ?",
-                params,
-            )
-        return [EmbedTask(kind, int(r[0]), r[1], r[2] == "private", r[3], r[4]) for r in rows]
+        return backfill_batch(self.sql, kind, _MISSING, (kind, self.model), self.source_id,
+                              after_item=after_item, limit=limit)
 
     def count_missing(self) -> dict[str, int]:
         row = self.sql.one(

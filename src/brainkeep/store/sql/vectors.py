@@ -61,6 +61,37 @@ _MISSING = ("NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.kind = ? AND e.item_
 _HASH_BATCH = 500
 
 
+def backfill_batch(sql: SQL, kind: str, missing: str, missing_params: tuple[Any, ...],
+                   source_id: str, *, after_item: int, limit: int) -> list[EmbedTask]:
+    """Live chunks (or active memories) of ``source_id`` after ``after_item`` that
+    ``missing`` (a clause over ``x``, binding ``missing_params``) says lack a row.
+
+    Shared by the dense and the learned-sparse backfill: one id-ordered walk.
+    """
+    pick = sql.dialect.pick
+    hint = pick(sqlite="+", postgres="")
+    params = (source_id, after_item, *missing_params, limit)
+    if kind == CHUNK:
+        rows = sql.all(
+            # SQLite: CROSS JOIN and +source_id pin the plan to walking ids
+            # upward from after_item (else: every row of the source, then a
+            # sort, per batch; measured 1,800 -> 100 rows/s at 400K chunks).
+            "SELECT x.id, x.page_id, p.visibility, x.text, p.title FROM chunks x "
+            f"{pick(sqlite='CROSS JOIN', postgres='JOIN')} pages p ON p.id = x.page_id "
+            f"WHERE {hint}p.source_id = ? AND p.deleted_at IS NULL AND x.id > ? "
+            f"AND {missing} ORDER BY x.id LIMIT ?",
+            params,
+        )
+    else:
+        rows = sql.all(
+            "SELECT x.id, NULL, x.visibility, x.text, '' FROM memories x "
+            f"WHERE {hint}x.source_id = ? AND x.expired_at IS NULL AND x.deleted_at IS NULL "
+            f"AND x.id > ? AND {missing} ORDER BY x.id LIMIT ?",
+            params,
+        )
+    return [EmbedTask(kind, int(r[0]), r[1], r[2] == "private", r[3], r[4]) for r in rows]
+
+
 def _affected(cursor: Any) -> int:
     """Rows a write changed (psycopg says -1 when it cannot tell)."""
     return max(int(cursor.rowcount or 0), 0)
@@ -168,28 +199,8 @@ class VectorsMixin(VectorColumn):
         """
         if not self.vectors_available:
             return []
-        pick = self.sql.dialect.pick
-        hint = pick(sqlite="+", postgres="")
-        params = (source_id, after_item, kind, model, dim, limit)
-        if kind == CHUNK:
-            rows = self.sql.all(
-                # SQLite: CROSS JOIN and +source_id pin the plan to walking ids
-                # upward from after_item (else: every row of the source, then a
-                # sort, per batch; measured 1,800 -> 100 rows/s at 400K chunks).
-                "SELECT x.id, x.page_id, p.visibility, x.text, p.title FROM chunks x "
-                f"{pick(sqlite='CROSS JOIN', postgres='JOIN')} pages p ON p.id = x.page_id "
-                f"WHERE {hint}p.source_id = ? AND p.deleted_at IS NULL AND x.id > ? "
-                f"AND {_MISSING} ORDER BY x.id LIMIT ?",
-                params,
-            )
-        else:
-            rows = self.sql.all(
-                "SELECT x.id, NULL, x.visibility, x.text, '' FROM memories x "
-                f"WHERE {hint}x.source_id = ? AND x.expired_at IS NULL AND x.deleted_at IS NULL "
-                f"AND x.id > ? AND {_MISSING} ORDER BY x.id LIMIT ?",
-                params,
-            )
-        return [EmbedTask(kind, int(r[0]), r[1], r[2] == "private", r[3], r[4]) for r in rows]
+        return backfill_batch(self.sql, kind, _MISSING, (kind, model, dim), source_id,
+                              after_item=after_item, limit=limit)
 
     def count_missing_embeddings(self, source_id: str, model: str, dim: int) -> dict[str, int]:
         """How many live chunks and active memories lack a vector in this model space."""
