@@ -8,7 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from click.testing import Result
 
 from brainkeep.connect import HOSTS, Target, config_path, launcher
@@ -19,14 +18,6 @@ RunCli = Callable[..., Result]
 def ok(result: Result) -> Any:
     assert result.exit_code == 0, (result.stdout, result.stderr)
     return json.loads(result.stdout)
-
-
-@pytest.fixture
-def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "user"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    return home
 
 
 def _install(run_cli: RunCli, *extra: str) -> dict[str, Any]:

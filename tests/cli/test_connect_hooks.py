@@ -8,26 +8,12 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import Result
 
+from tests.cli.test_connect import ok
 from tests.conftest import RunCli
 from tests.hooks.hook_support import hooks_for, payload
-
-
-def ok(result: Result) -> Any:
-    assert result.exit_code == 0, (result.stdout, result.stderr)
-    return json.loads(result.stdout)
-
-
-@pytest.fixture
-def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "user"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    return home
 
 
 def test_the_entry_names_the_brain_it_was_installed_for(run_cli: RunCli, user_home: Path,
