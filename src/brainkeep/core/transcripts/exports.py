@@ -138,15 +138,17 @@ def chatgpt(document: list[Any]) -> tuple[Conversation, ...]:
         if not turns:
             continue
         conv_id = item.get("conversation_id") or item.get("id") or f"conversation-{number}"
-        title = item.get("title") if isinstance(item.get("title"), str) else ""
-        out.append(Conversation(
-            id=str(conv_id),
-            title=title.strip() or first_line_title(turns[0].text) or str(conv_id),
-            fmt="chatgpt",
-            started_at=iso_from_epoch(item.get("create_time")) or turns[0].at,
-            turns=tuple(turns),
-        ))
+        out.append(_conversation(str(conv_id), item.get("title"), "chatgpt",
+                                 iso_from_epoch(item.get("create_time")), turns))
     return tuple(out)
+
+
+def _conversation(conv_id: str, title: object, fmt: str, started_at: str | None,
+                  turns: list[Turn]) -> Conversation:
+    """One export conversation; untitled, it is named by its first line (else its id)."""
+    named = title.strip() if isinstance(title, str) else ""
+    return Conversation(id=conv_id, title=named or first_line_title(turns[0].text) or conv_id,
+                        fmt=fmt, started_at=started_at or turns[0].at, turns=tuple(turns))
 
 
 def _claude_message_text(message: dict[str, Any]) -> str:
@@ -187,12 +189,6 @@ def claude_ai(document: list[Any]) -> tuple[Conversation, ...]:
         if not turns:
             continue
         conv_id = item.get("uuid") or f"conversation-{number}"
-        name = item.get("name") if isinstance(item.get("name"), str) else ""
-        out.append(Conversation(
-            id=str(conv_id),
-            title=name.strip() or first_line_title(turns[0].text) or str(conv_id),
-            fmt="claude-ai",
-            started_at=iso_text(item.get("created_at")) or turns[0].at,
-            turns=tuple(turns),
-        ))
+        out.append(_conversation(str(conv_id), item.get("name"), "claude-ai",
+                                 iso_text(item.get("created_at")), turns))
     return tuple(out)
