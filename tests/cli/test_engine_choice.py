@@ -81,7 +81,7 @@ def test_init_records_the_url_without_the_password_and_doctor_shows_the_engine(
     assert engine["pool"]["max"] == 10 and engine["pool"]["min"] == 1
     assert engine["migrations"]["schema_version"] >= 10
     # 0005_embeddings and 0017_sparse need pgvector
-    assert engine["migrations"]["skipped"] == [5, 17]
+    assert engine["migrations"]["skipped"] == [5, 17, 18]
     assert info["chain"]["valid"] is True
     text = run_cli("doctor").stdout
     for needle in ("engine:  postgres", "PostgreSQL", "pool:", "cache:   shared_buffers",

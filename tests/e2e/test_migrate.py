@@ -184,6 +184,14 @@ def test_sqlite_to_postgres_copies_every_table_and_verifies(
                            ).fetchone()[0]
         assert nxt == top + 1
         hashes = conn.execute("SELECT seq, hash FROM events ORDER BY seq").fetchall()
+        # The HNSW graphs dropped for the bulk copy are back, one pair per dimension.
+        dims = {int(r[0]) for r in conn.execute("SELECT DISTINCT dim FROM embeddings")}
+        graphs = {r[0]: r[1] for r in conn.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'embeddings' "
+            "AND indexname LIKE 'embeddings\\_hnsw\\_%'")}
+    assert dims - {384} and set(graphs) == {
+        f"embeddings_hnsw_{d}_{kind}" for d in dims | {384} for kind in ("chunk", "memory")}
+    assert all("m='32'" in definition for definition in graphs.values())
     import sqlite3
 
     with sqlite3.connect(home / "brain.db") as lite:

@@ -52,6 +52,12 @@ EXACT_MAX = 2000
 HNSW_MAX_DIM = 2000
 # Rows the iterative scan may visit before giving up (pgvector's default).
 MAX_SCAN_TUPLES = 20_000
+# The HNSW candidate list per kind (at least the k asked for). Memories are
+# short templated sentences that crowd together (many near-ties), so their
+# graph needs a wider search than chunks to find the exact top 30: measured
+# with the m 32 / ef_construction 128 indexes of migration 0018 by
+# bench/pg_ann_recall.py (docs/postgres.md "Vector recall").
+EF_SEARCH = {"chunk": 200, "memory": 400}
 # The change marker of every cached count (migration 0005).
 _MARKER = "SELECT generation FROM embedding_changes WHERE id = 1"
 
@@ -170,11 +176,15 @@ class VectorSearch:
         return _hits(rows)
 
     def indexed(self, q: np.ndarray, k: int, *, include_private: bool,
-                iterative: bool = True) -> list[VectorHit]:
-        """HNSW search with an iterative scan (``iterative`` False: plain, for tests)."""
+                iterative: bool = True, ef_search: int | None = None) -> list[VectorHit]:
+        """HNSW search with an iterative scan (``iterative`` False: plain, for tests).
+
+        ``ef_search`` overrides the kind's candidate list (the recall bench).
+        """
         d = self.dim
+        ef = EF_SEARCH[self.kind] if ef_search is None else int(ef_search)
         settings: dict[str, int | str] = {
-            "hnsw.ef_search": max(40, min(2 * k, 1000)),
+            "hnsw.ef_search": min(max(ef, k), 1000),
             "hnsw.iterative_scan": "strict_order" if iterative else "off",
             "hnsw.max_scan_tuples": MAX_SCAN_TUPLES,
         }
