@@ -9,7 +9,7 @@ from typing import Any
 from brainkeep import hook_log
 from brainkeep.core.ambient.digest import START_BUDGET, session_digest
 from brainkeep.core.ambient.prompt import PROMPT_BUDGET, RELEVANCE_FLOOR, prompt_context
-from brainkeep.hooks.backend import HookFailure, LocalBackend, RemoteBackend
+from brainkeep.hooks.backend import LocalBackend, RemoteBackend
 from brainkeep.hooks.hosts import HookEvent
 
 Env = dict[str, str] | os._Environ[str]
@@ -96,15 +96,9 @@ def _bank(event: HookEvent, backend: LocalBackend | RemoteBackend,
                                      if event.action == "turn" else "")
     if not path:
         return counts
-    try:
-        report = backend.bank(path, event.transcript_format,
-                              wait=event.action == "bank")
-    except HookFailure as failure:
-        if failure.code != "remote_no_bank":
-            raise
-        return {**counts, "banked": "remote_skipped"}
-    counts.update({k: report[k] for k in ("turns_added", "secrets_scrubbed", "queued")
-                   if k in report})
+    report = backend.bank(path, event.transcript_format, wait=event.action == "bank")
+    counts.update({k: report[k] for k in ("turns_added", "turns_sent", "secrets_scrubbed",
+                                          "queued") if k in report})
     return counts
 
 

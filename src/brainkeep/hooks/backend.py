@@ -167,8 +167,9 @@ class RemoteBackend:
 
     kind = "remote"
 
-    def __init__(self, url: str, token: str, deadline: Deadline) -> None:
+    def __init__(self, url: str, token: str, deadline: Deadline, home: Path) -> None:
         self.url, self.token, self.deadline = url, token, deadline
+        self.home = home  # where this machine keeps what it already banked there
         self._ids = 0
 
     def ask(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -208,8 +209,13 @@ class RemoteBackend:
         return dict(json.loads(content[0].get("text") or "{}"))
 
     def bank(self, path: str, fmt: str, *, wait: bool) -> dict[str, Any]:
-        # Transcripts are imported by the machine that holds the brain.
-        raise HookFailure("remote_no_bank")
+        from brainkeep.hooks import remote_bank
+
+        if not wait:  # a turn's end must not wait for the network: a detached run banks
+            remote_bank.spawn(self.url, self.token, path, fmt, self.home)
+            return {"queued": True}
+        return remote_bank.bank_remotely(self.call, path, fmt,
+                                         remote_bank.state_for(self.home, self.url, path))
 
     def close(self) -> None:
         pass

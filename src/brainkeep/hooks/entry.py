@@ -80,7 +80,7 @@ def backend_for(opts: dict[str, Any], home: Path, env: dict[str, str] | os._Envi
                 token = Path(opts["token_file"]).read_text(encoding="utf-8").strip()
             except OSError as exc:
                 raise HookFailure("bad_args") from exc
-        return RemoteBackend(str(opts["url"]), token, deadline)
+        return RemoteBackend(str(opts["url"]), token, deadline, home)
     from brainkeep.config import load_settings
     from brainkeep.errors import InvalidInput
 
