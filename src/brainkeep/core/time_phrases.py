@@ -21,9 +21,12 @@ from datetime import date, timedelta
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december")
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+SEASONS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}  # first month
+_WEEKDAY_ALT = "|".join(d[:3] + f"(?:{d[3:]}|{d[3]}|{d[3:5]})?" for d in WEEKDAYS)
 _MONTH_ALT = "|".join(m[:3] + (m[3:] and f"(?:{m[3:]})?") for m in MONTHS)
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
             "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+_FEW = r"(?:a\s+)?(?:few|couple(?:\s+of)?|several)"
 _COUNT = r"(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"((?:19|20)\d\d)"
@@ -39,11 +42,14 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("day_month", rf"\b{_DAY}\s+(?:of\s+)?{_M}\b"),
         ("month_day", rf"\b{_M}\s+{_DAY}\b(?!\s*(?:[:.]\d|am\b|pm\b))"),
         ("month_year", rf"\b{_M},?\s+(?:of\s+)?{_YEAR}\b"),
-        ("ago", rf"\b{_COUNT}\s+(day|week|month|year)s?\s+ago\b"),
+        ("ago", rf"\b{_COUNT}\s+(day|week|weekend|month|year)s?\s+ago\b"),
+        ("few_ago", rf"\b{_FEW}\s+(day|week|month|year)s\s+ago\b"),
+        ("season", rf"\b(last|this|next|in\s+the|during\s+the|in|during)\s+"
+                   rf"({'|'.join(SEASONS)})\b(?:\s+(?:of\s+)?{_YEAR})?"),
         ("past", rf"\b(?:past|last)\s+{_COUNT}\s+(day|week|month|year)s\b"),
         ("relative", r"\b(last|this|next|past)\s+(week|weekend|month|year)\b"),
-        ("weekday", rf"\b(last|this|next)\s+({'|'.join(WEEKDAYS)})\b"),
-        ("day_word", r"\b(yesterday|today|tonight|tomorrow)\b"),
+        ("weekday", rf"\b(last|this|next|on)\s+({_WEEKDAY_ALT})\.?(?=\W|$)"),
+        ("day_word", r"\b(yesterday|today|tonight|tomorrow|last\s+night|this\s+morning)\b"),
         ("year", rf"\b(?:in|during|of)\s+{_YEAR}\b"),
         ("month", rf"\b(?:in|during|of)\s+(?:early\s+|late\s+|mid-?\s*)?({_MONTH_ALT})\b"),
     )
@@ -155,17 +161,18 @@ def _resolve(name: str, g: tuple[str, ...], phrase: str, anchor: date) -> TimeWi
         return TimeWindow(phrase, date(int(g[0]), 1, 1), date(int(g[0]) + 1, 1, 1))
     if name == "day_word":
         shift = {"yesterday": -1, "tomorrow": 1}.get(g[0].lower(), 0)
+        shift = -1 if g[0].lower().startswith("last") else shift
         return _unit_window(phrase, "day", anchor, shift)
     if name == "ago":
         count = _NUMBERS.get(g[0].lower()) or int(g[0])
         unit = g[1].lower()
-        if unit == "day":
-            return _unit_window(phrase, "day", anchor, -count)
-        if unit == "week":
-            return _unit_window(phrase, "week", anchor, -count)
-        if unit == "month":
-            return _unit_window(phrase, "month", anchor, -count)
-        return _unit_window(phrase, "year", anchor, -count)
+        return _unit_window(phrase, g[1].lower(), anchor, -count)
+    if name == "few_ago":  # "a few days ago": two to five units back, loosely
+        unit = g[0].lower()
+        latest = _unit_window(phrase, unit, anchor, -2)
+        return TimeWindow(phrase, _unit_window(phrase, unit, anchor, -5).start, latest.end)
+    if name == "season":
+        return _season(phrase, g, anchor)
     if name == "past":
         count = _NUMBERS.get(g[0].lower()) or int(g[0])
         days = {"day": 1, "week": 7, "month": 30, "year": 365}[g[1].lower()] * count
@@ -177,13 +184,32 @@ def _resolve(name: str, g: tuple[str, ...], phrase: str, anchor: date) -> TimeWi
             return TimeWindow(phrase, anchor - timedelta(days=days), anchor + timedelta(days=1))
         return _unit_window(phrase, unit, anchor, {"last": -1, "this": 0, "next": 1}[which])
     if name == "weekday":
-        which, target = g[0].lower(), WEEKDAYS.index(g[1].lower())
+        # "on Friday" is read as the last one: stored notes mostly tell the past.
+        which = "last" if g[0].lower() == "on" else g[0].lower()
+        target = [d[:3] for d in WEEKDAYS].index(g[1][:3].lower())
         back = (anchor.weekday() - target) % 7 or 7  # "last Friday" is never today
         if which == "last":
             return _unit_window(phrase, "day", anchor, -back)
         ahead = (target - anchor.weekday()) % 7
         return _unit_window(phrase, "day", anchor, ahead if which == "this" else ahead or 7)
     return None
+
+
+def _season(phrase: str, g: tuple[str, ...], anchor: date) -> TimeWindow:
+    """Three months from a season's first (northern hemisphere; winter runs into the
+    next year); with no "last/this/next" and no year, the season of every year."""
+    which, first = g[0].lower(), SEASONS[g[1].lower()]
+    if g[2]:
+        year = int(g[2])
+    elif which in ("last", "this", "next"):
+        year = anchor.year + {"last": -1, "this": 0, "next": 1}[which]
+        if which == "last" and _shift_months(date(anchor.year, first, 1), 3) <= anchor:
+            year += 1  # "last summer" in December is this year's
+    else:
+        start = date(2000, first, 1)
+        return TimeWindow(phrase, start, _shift_months(start, 3), any_year=True)
+    start = date(year, first, 1)
+    return TimeWindow(phrase, start, _shift_months(start, 3))
 
 
 def find_windows(text: str, anchor: date) -> list[TimeWindow]:

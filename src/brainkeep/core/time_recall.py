@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
 from brainkeep.core.clock import parse_ts
@@ -33,7 +33,18 @@ from brainkeep.core.time_phrases import TimeWindow, find_windows, query_window
 
 _WHEN = re.compile(
     r"^\W*(?:when\b|what\s+(?:date|day|time|year|month|week)\b|"
-    r"which\s+(?:date|day|year|month|week)\b|in\s+which\s+(?:year|month)\b|how\s+long\s+ago\b)",
+    r"which\s+(?:date|day|year|month|week)\b|in\s+which\s+(?:year|month)\b|how\s+long\b|"
+    r"since\s+when\b)",
+    re.IGNORECASE,
+)
+
+
+# Phrases that say when or how long without naming days: they mark a text as
+# stating a time (the "when" boost) but give no window.
+_TIME_MARKERS = re.compile(
+    r"\b(?:recently|lately|the\s+other\s+day|(?:for|since)\s+(?:\d+|a\s+few|a\s+couple\s+of|"
+    r"several|many|two|three|four|five|six|seven|eight|nine|ten)\s+(?:years?|months?|weeks?|days?)|"
+    r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten)\s+years\s+now|since\s+(?:19|20)\d\d)\b",
     re.IGNORECASE,
 )
 
@@ -68,6 +79,7 @@ class TextTimes:
 
     windows: tuple[TimeWindow, ...]
     events: tuple[TimeWindow, ...]
+    states_time: bool  # an event window, or a marker such as "recently", "for 4 years"
 
 
 def _fixed_day(windows: list[TimeWindow]) -> date | None:
@@ -87,7 +99,7 @@ def text_times(title: str, text: str, written: date) -> TextTimes:
     in_title = {(w.start, w.end, w.any_year) for w in find_windows(title, anchor)}
     windows = find_windows(text, anchor)
     events = tuple(w for w in windows if (w.start, w.end, w.any_year) not in in_title)
-    return TextTimes(tuple(windows), events)
+    return TextTimes(tuple(windows), events, bool(events) or bool(_TIME_MARKERS.search(text)))
 
 
 @dataclass(frozen=True)
@@ -95,7 +107,12 @@ class TimeNote:
     """What time-aware ranking did for one search (recall's ``explanation.time``)."""
 
     asked: TimeQuery
-    boosted: int  # candidates that gained a boost
+    gains: dict[int, float] = field(default_factory=dict)  # page id -> boost added
+
+    @property
+    def boosted(self) -> int:
+        """Candidates that gained a boost."""
+        return len(self.gains)
 
     def describe(self) -> dict[str, object]:
         out: dict[str, object] = {"applied": "boost", "asks_when": self.asked.asks_when,
@@ -123,7 +140,7 @@ def boost_by_time(
     best = sorted(scored.items(), key=lambda item: item[1].score, reverse=True)
     chosen = [(pid, e.chunk_id) for pid, e in best[: ranking.candidates] if e.chunk_id is not None]
     views = read_chunks([c for _, c in chosen if c is not None])
-    boosted = 0
+    gains: dict[int, float] = {}
     for page_id, chunk_id in chosen:
         view = views.get(chunk_id) if chunk_id is not None else None
         if view is None:
@@ -135,9 +152,9 @@ def boost_by_time(
             stamp = TimeWindow("written", written, date.fromordinal(written.toordinal() + 1))
             if any(asked.window.overlaps(w) for w in (*times.windows, stamp)):
                 gain += ranking.window_boost
-        if asked.asks_when and times.events:
+        if asked.asks_when and times.states_time:
             gain += ranking.when_boost
         if gain:
             scored[page_id].score += gain
-            boosted += 1
-    return TimeNote(asked, boosted)
+            gains[page_id] = gain
+    return TimeNote(asked, gains)
