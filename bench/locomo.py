@@ -192,7 +192,8 @@ def main() -> None:
     if args.json:
         args.json.write_text(json.dumps(
             {"summaries": summaries,
-             "categories": {n: by_category(r) for n, r in rows.items()}, "model": args.model or "default",
+             "categories": {n: by_category(r) for n, r in rows.items()},
+             "model": args.model or "default",
              "rows": {n: [asdict(x) for x in r] for n, r in rows.items()}}, indent=1),
             encoding="utf-8")
 

@@ -10,7 +10,7 @@ from datetime import date
 
 import pytest
 
-from brainkeep.core.time_phrases import TimeWindow, find_windows, query_window
+from brainkeep.core.time_phrases import TimeWindow, query_window
 from brainkeep.core.time_recall import TimeQuery, text_times
 
 TODAY = date(2026, 6, 15)  # a Monday

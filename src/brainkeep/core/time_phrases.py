@@ -81,9 +81,11 @@ class TimeWindow:
     def describe(self) -> dict[str, object]:
         """The window as recall shows it (``end`` inclusive: the last day)."""
         last = self.end - timedelta(days=1)
-        return {"phrase": self.phrase,
-                "start": self.start.strftime("--%m-%d") if self.any_year else self.start.isoformat(),
-                "end": last.strftime("--%m-%d") if self.any_year else last.isoformat(),
+
+        def shown(day: date) -> str:
+            return day.strftime("--%m-%d") if self.any_year else day.isoformat()
+
+        return {"phrase": self.phrase, "start": shown(self.start), "end": shown(last),
                 "any_year": self.any_year}
 
 
