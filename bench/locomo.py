@@ -52,6 +52,7 @@ from locomo_support import (
     Conversation,
     NaiveBM25,
     QueryRow,
+    by_category,
     first_hit,
     load,
     summarize,
@@ -186,9 +187,13 @@ def main() -> None:
           f"turns, recall(query, limit={LIMIT}), model {args.model or 'default'}"
           f"{', sparse arm on' if args.sparse else ''}\n")
     print(table(summaries))
+    for name, r in rows.items():  # category 2 is LoCoMo's temporal questions
+        print(f"\n{name}, per category\n{table(by_category(r))}")
     if args.json:
         args.json.write_text(json.dumps(
-            {"summaries": summaries, "model": args.model or "default",
+            {"summaries": summaries,
+             "categories": {n: by_category(r) for n, r in rows.items()},
+             "model": args.model or "default",
              "rows": {n: [asdict(x) for x in r] for n, r in rows.items()}}, indent=1),
             encoding="utf-8")
 

@@ -128,6 +128,12 @@ def summarize(rows: list[QueryRow]) -> dict[str, float]:
     return out
 
 
+def by_category(rows: list[QueryRow]) -> dict[str, dict[str, float]]:
+    """``summarize`` per LoCoMo category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop)."""
+    return {f"cat {c}": summarize([r for r in rows if r.category == c])
+            for c in CATEGORIES if any(r.category == c for r in rows)}
+
+
 class NaiveBM25:
     """The README's reference: one FTS5 row per turn, BM25, OR of the query's words."""
 

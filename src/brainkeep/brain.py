@@ -132,6 +132,7 @@ class Brain:
             mode=str(self.settings.get("search.mode") or "hybrid"),
             overlap=self.overlap,
             sparse_arm=_sparse_arm(self.sparse),
+            clock=self.clock,
         )
         # Receipts of purging forgets, signed when the process has a signing
         # key (read from the environment at each issue, like `verify --sign`).

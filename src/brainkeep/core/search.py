@@ -37,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from brainkeep.core.clock import Clock
 from brainkeep.core.feedback import expansion_terms
 from brainkeep.core.fusion import CHUNKS_PER_PAGE, PageFusion, PageRanking, PageScore
 from brainkeep.core.overlap import Overlap, inline
@@ -45,6 +46,7 @@ from brainkeep.core.ports.store import Store
 from brainkeep.core.query import PageScope, QueryTerms, query_terms, words_of
 from brainkeep.core.retrieval import CHUNK, PAGE, PageHead, ScoredId
 from brainkeep.core.slugs import normalize_alias
+from brainkeep.core.time_recall import TimeNote, TimeQuery, TimeRanking, boost_by_time
 
 DEGRADED_KEYWORD_ONLY = "keyword_only_no_embedding_provider"
 DEGRADED_PROVIDER_DOWN = "keyword_only_embedding_provider_unavailable"
@@ -95,6 +97,7 @@ class SearchOutcome:
 
     results: list[SearchResult]
     degraded: str | None
+    time: TimeNote | None = None  # what time-aware ranking did (core/time_recall.py)
 
 
 @dataclass(frozen=True)
@@ -178,6 +181,8 @@ class SearchService:
     mode: str = "hybrid"
     overlap: Overlap | None = None  # None: the arms one after the other
     row_budget: int = KEYWORD_ROW_BUDGET
+    clock: Clock | None = None  # "now" for relative time phrases (None: the wall clock)
+    time_ranking: TimeRanking | None = TimeRanking()  # None: no time-aware boosts
 
     def search(self, query: str, *, include_private: bool, limit: int) -> SearchOutcome:
         """Best pages for ``query`` (one result per page), evidence stamped.
@@ -237,6 +242,7 @@ class SearchService:
         if lexical and self.ranking.feedback_docs > 0 and scored:
             self._feedback(fusion, scored, profile, scope, pool)
             scored = fusion.pages()
+        time_note = self._time_boosts(query, scored, include_private)
         # Only pages that can still make the cut are read: the best by fused
         # score, with room for the title-phrase boost (a title in the query
         # also puts its page high in the title list).
@@ -257,10 +263,30 @@ class SearchService:
         if self.ranking.cutoff > 0 and ranked:
             # Weak tails (vector neighbours that match nothing in particular)
             # cost an agent tokens and bury nothing: drop them, keeping a few.
+            # Judged on the scores before time boosts: those reorder what the
+            # words found, they do not keep a longer tail (tokens per query).
+            gains = time_note.gains if time_note is not None else {}
+            words = {h.id: scored[h.id].score - gains.get(h.id, 0.0) for h in ranked}
             keep = self.ranking.cutoff_keep
-            floor = scored[ranked[0].id].score * self.ranking.cutoff
-            ranked = ranked[:keep] + [h for h in ranked[keep:] if scored[h.id].score >= floor]
-        return SearchOutcome(self._results(profile, ranked, scored, include_private), degraded)
+            floor = max(words.values()) * self.ranking.cutoff
+            ranked = ranked[:keep] + [h for h in ranked[keep:] if words[h.id] >= floor]
+        return SearchOutcome(self._results(profile, ranked, scored, include_private), degraded,
+                             time_note)
+
+    def _time_boosts(self, query: str, scored: dict[int, PageScore],
+                     include_private: bool) -> TimeNote | None:
+        """Time-aware boosts (core/time_recall.py) when the query asks about a time."""
+        if self.time_ranking is None or not scored:
+            return None
+        today = (self.clock or Clock()).now().date()
+        asked = TimeQuery.of(query, today)
+        if not asked:
+            return None
+        return boost_by_time(
+            asked, scored,
+            lambda ids: self.store.chunk_views(self.source_id, ids,
+                                               include_private=include_private),
+            self.time_ranking, today)
 
     def _feedback(
         self,

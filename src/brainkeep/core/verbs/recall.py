@@ -87,6 +87,10 @@ def recall(
         ]
         if outcome.degraded:
             response["search_degraded"] = outcome.degraded
+        if outcome.time is not None:
+            # An optional field (MEMORY_VERBS v1 allows additions): the time
+            # window the query was read as, and that it boosted, never filtered.
+            response["explanation"] = {"time": outcome.time.describe()}
     budget = parse_budget(budget_tokens)
     if budget is not None:
         packed = pack_pair(
