@@ -17,7 +17,7 @@ from brainkeep.core.models import (
     Memory,
     MemoryDraft,
 )
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.composites import FactStore
 from brainkeep.core.retrieval import FactFilter
 from brainkeep.core.scope import can_see, may_change
 from brainkeep.errors import InvalidInput, NotFound, PermissionDenied
@@ -86,7 +86,7 @@ class ForgetResult:
 class FactService:
     """Fact operations over a Store, for one source."""
 
-    store: Store
+    store: FactStore
     clock: Clock
     source_id: str = DEFAULT_SOURCE
     similarity: FactSimilarity | None = None

@@ -16,11 +16,11 @@ from typing import Any
 from brainkeep.core import erasure, receipts
 from brainkeep.core.clock import Clock
 from brainkeep.core.models import Memory
+from brainkeep.core.ports.composites import RedactStore
 from brainkeep.core.ports.erasure import MemoryCopies
-from brainkeep.core.ports.store import Store
 
 
-def redact_fact(store: Store, clock: Clock, source_id: str, memory: Memory, *, actor: str,
+def redact_fact(store: RedactStore, clock: Clock, source_id: str, memory: Memory, *, actor: str,
                 issuer: receipts.ReceiptIssuer | None, counted: MemoryCopies | None = None,
                 ) -> tuple[bool, dict[str, Any] | None]:
     """Redact an expired fact: (whether this call redacted it, its receipt).

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from brainkeep.core.mnemo.models import IMPLIED
 from brainkeep.core.models import Memory
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.sharing import SharingRepository
 from brainkeep.core.scope import ReadScope
 
 
-def holds(store: Store, memory: Memory, scope: ReadScope, permission: str,
+def holds(store: SharingRepository, memory: Memory, scope: ReadScope, permission: str,
           now: str) -> bool:
     """Whether the scope's reader holds a live ACL or delegation implying ``permission``."""
     if not scope.reader:
@@ -19,6 +19,6 @@ def holds(store: Store, memory: Memory, scope: ReadScope, permission: str,
     )
 
 
-def any_live_acl(store: Store, memory: Memory, now: str) -> bool:
+def any_live_acl(store: SharingRepository, memory: Memory, now: str) -> bool:
     """Whether any ACL on ``memory`` is live (``core/scope.py`` ``shares_live`` asks)."""
     return store.has_live_acl(memory.id, now)

@@ -18,7 +18,7 @@ from brainkeep.core import events, injection, validate
 from brainkeep.core.audit import memory_hash
 from brainkeep.core.ids import uuid7
 from brainkeep.core.models import Event, Memory, MemoryDraft
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.composites import MemoryLog, MemoryWrites
 from brainkeep.core.quarantine.holds import hold_memory
 
 
@@ -45,7 +45,7 @@ def require_utf8(value: str, field: str) -> None:
     validate.text(value, field)
 
 
-def insert(store: Store, draft: MemoryDraft, now: str, *, actor: str,
+def insert(store: MemoryWrites, draft: MemoryDraft, now: str, *, actor: str,
            normalized: str | None = None, topic_version: int | None = None
            ) -> tuple[Memory, Event]:
     """Insert ``draft`` and its ``memory.insert`` event (call inside a transaction).
@@ -73,7 +73,7 @@ def insert(store: Store, draft: MemoryDraft, now: str, *, actor: str,
     return memory, event
 
 
-def expire(store: Store, memory: Memory, now: str, reason: str | None, *, actor: str,
+def expire(store: MemoryLog, memory: Memory, now: str, reason: str | None, *, actor: str,
            superseded_by: int | None = None) -> Event:
     """Expire ``memory`` (the row and its history stay) and log it (inside a transaction)."""
     store.expire_memory(memory.id, now, reason, superseded_by=superseded_by)

@@ -14,7 +14,7 @@ from brainkeep.core.models import Event, Memory, NewEvent
 from brainkeep.core.ports.search_index import SearchIndex
 
 if TYPE_CHECKING:  # the store protocol imports our models: type-only to avoid a cycle
-    from brainkeep.core.ports.store import Store
+    from brainkeep.core.ports.composites import MnemoStore
     from brainkeep.core.receipts import ReceiptIssuer
     from brainkeep.core.verify_halves import SideWalk
 
@@ -52,7 +52,7 @@ class MemoryIndexer(Protocol):
 class MnemoContext:
     """Dependencies of the Mnemo services, handed down by ``Brain``."""
 
-    store: Store
+    store: MnemoStore
     clock: Clock
     source_id: str
     vectors: MemoryVectors | None = None

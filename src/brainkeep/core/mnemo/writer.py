@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
-    from brainkeep.core.ports.store import Store
+    from brainkeep.core.ports.transactions import Transactions
 
 T = TypeVar("T")
 MAX_BATCH = 128
@@ -37,7 +37,7 @@ class _Job(Generic[T]):
 class GroupCommit:
     """Runs write jobs in shared transactions on ``store``."""
 
-    def __init__(self, store: Store, *, max_batch: int = MAX_BATCH) -> None:
+    def __init__(self, store: Transactions, *, max_batch: int = MAX_BATCH) -> None:
         self._store = store
         self._max_batch = max_batch
         self._queue: list[_Job[Any]] = []

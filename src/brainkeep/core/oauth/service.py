@@ -30,7 +30,7 @@ from brainkeep.core.tokens import TokenCheck, hash_secret, parse_scopes
 from brainkeep.errors import InvalidInput, NotFound
 
 if TYPE_CHECKING:
-    from brainkeep.core.ports.store import Store
+    from brainkeep.core.ports.composites import OAuthStore
 
 CODE_TTL_S = 300
 ACCESS_TTL_S = 3600
@@ -84,7 +84,7 @@ def principal_of(grant: OAuthGrant) -> ApiToken:
 class OAuthService:
     """Client registry and grant lifecycle; brain-wide, like bearer tokens."""
 
-    store: Store
+    store: OAuthStore
     clock: Clock
 
     # -- clients ---------------------------------------------------------------

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from brainkeep.core.injection import Verdict
 from brainkeep.core.models import Memory, Page
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.quarantine import QuarantineRepository
 from brainkeep.core.quarantine.models import HeldDraft, HeldEntry
 
 
-def hold_memory(store: Store, memory: Memory, verdict: Verdict, now: str, *,
+def hold_memory(store: QuarantineRepository, memory: Memory, verdict: Verdict, now: str, *,
                 actor: str) -> HeldEntry:
     """Queue a memory stored quarantined (inside the insert's transaction)."""
     return store.hold(HeldDraft(
@@ -26,7 +26,7 @@ def hold_memory(store: Store, memory: Memory, verdict: Verdict, now: str, *,
         rules=verdict.rules, held_at=now, held_by=actor))
 
 
-def hold_page(store: Store, page: Page, verdict: Verdict, now: str, *, actor: str,
+def hold_page(store: QuarantineRepository, page: Page, verdict: Verdict, now: str, *, actor: str,
               asked_visibility: str) -> HeldEntry:
     """Queue a page stored private because its content scored (inside the put's transaction)."""
     return store.hold(HeldDraft(
@@ -35,7 +35,7 @@ def hold_page(store: Store, page: Page, verdict: Verdict, now: str, *, actor: st
         held_visibility=asked_visibility))
 
 
-def clear_page(store: Store, page: Page, now: str, *, actor: str) -> None:
+def clear_page(store: QuarantineRepository, page: Page, now: str, *, actor: str) -> None:
     """A clean version of a held page replaced it: its pending entry is ``replaced``."""
     entry = store.held_entry_for("page", str(page.id))
     if entry is not None and entry.status == "pending":

@@ -27,7 +27,7 @@ def _seen(d: Dialect, scope: ReadScope, now: str | None, params: dict[str, Any])
     """The read rule over ``memories m`` (grants need the instant they must be live at)."""
     if now is None:
         raise ValueError("a scoped scan needs `now` (ACL and delegation expiry)")
-    return sql_scope.readable(scope, now, named(params), dialect=d)
+    return sql_scope.readable(scope, now, named(params))
 
 
 def _event_seen(d: Dialect, scope: ReadScope, now: str, params: dict[str, Any]) -> str:
@@ -51,7 +51,7 @@ def _event_seen(d: Dialect, scope: ReadScope, now: str, params: dict[str, Any]) 
         f"WHERE g.uuid = events.subject_id) AND {d.json_text('events.payload', 'org_id')} "
         f"{d.null_safe_eq} {bind(scope.org_id)}{owner}"
     )
-    readable = sql_scope.readable(scope, now, bind, dialect=d)
+    readable = sql_scope.readable(scope, now, bind)
     return (f"(events.kind = 'memory.recall' OR EXISTS (SELECT 1 FROM memories m "
             f"WHERE m.uuid = {ref} AND {readable}) OR ({gone}))")
 

@@ -70,7 +70,7 @@ class OrientationMixin:
             return StoredMap(hit_count=int(row["hit_count"]))
         params: dict[str, Any] = {"source": source_id}
         bind = named(params)
-        where = (f"m.source_id = :source AND {readable(scope, now, bind, dialect=self.sql.dialect)}"
+        where = (f"m.source_id = :source AND {readable(scope, now, bind)}"
                  f" AND {live(now, bind)}")
         # Driven from the namespace's rows, one source-row lookup each: the cost
         # follows the namespace, not the brain. As a join, PostgreSQL's planner

@@ -12,7 +12,7 @@ in the portable marks (``store/sql/dialect.py``) or an engine's own.
 from __future__ import annotations
 
 from brainkeep.core.scope import OPEN_SCOPES, ReadScope
-from brainkeep.store.sql.dialect import Bind, Dialect
+from brainkeep.store.sql.dialect import Bind
 
 _OPEN = ", ".join(f"'{s}'" for s in OPEN_SCOPES)
 
@@ -68,8 +68,7 @@ def tenant(table: str, org_id: str | None, bind: Bind) -> str:
     return f"{table}.org_id = {bind(org_id)}"
 
 
-def readable(scope: ReadScope, now: str, bind: Bind, table: str = "m", *,
-             dialect: Dialect) -> str:
+def readable(scope: ReadScope, now: str, bind: Bind, table: str = "m") -> str:
     """WHERE fragment: rows of ``table`` the scope's reader may see (lifecycle aside).
 
     Tenant always applies; trusted readers (the local CLI) see every row of
