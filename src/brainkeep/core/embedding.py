@@ -20,7 +20,7 @@ from typing import Protocol
 
 import numpy as np
 
-from brainkeep.core.mnemo.models import MemoryFilter
+from brainkeep.core.memory.models import MemoryFilter
 from brainkeep.core.models import Memory, Page
 from brainkeep.core.ports.composites import EmbeddingStore
 from brainkeep.core.ports.search_index import SearchIndex, SearchScope
@@ -333,7 +333,7 @@ def stored_vectors_only(embedder: object) -> StoredVectorsOnly | None:
 
 
 class MemoryVectorSearch:
-    """The vector arm of gRPC recall (``core.mnemo.context.MemoryVectors``).
+    """The vector arm of gRPC recall (``core.memory.context.MemoryVectors``).
 
     Returns candidates only: the Mnemo store applies tenant, scope and ACL
     visibility to them afterwards. A provider failure yields no candidates

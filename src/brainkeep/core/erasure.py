@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from brainkeep.core import events
-from brainkeep.core.mnemo.models import REDACTED_TEXT
+from brainkeep.core.memory.models import REDACTED_TEXT
 from brainkeep.core.models import Memory
 from brainkeep.core.ports.erasure import MemoryCopies
 from brainkeep.errors import StoreError

@@ -20,7 +20,7 @@ from hashlib import sha256
 from brainkeep.core.access_checks import unrecorded_ok
 from brainkeep.core.audit import memory_hash, memory_state_hash
 from brainkeep.core.integrity_rows import MemoryCheck, MemoryState
-from brainkeep.core.mnemo.models import REDACTED_TEXT
+from brainkeep.core.memory.models import REDACTED_TEXT
 from brainkeep.core.ports.composites import MemoryLog
 from brainkeep.core.verify_since import Touched
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from brainkeep.core.clock import Clock
-from brainkeep.core.mnemo import validation
+from brainkeep.core.memory import validation
 from brainkeep.core.models import NewEvent
 from brainkeep.core.token_models import ApiToken
 from brainkeep.core.ttl import parse_ttl

@@ -53,8 +53,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from brainkeep.core.access_checks import Problem, check_grants, check_pages
 from brainkeep.core.anchor import ChainHead, check_anchor
 from brainkeep.core.integrity_rows import VerifiedCheckpoint
+from brainkeep.core.memory.models import VerifyOutcome
 from brainkeep.core.memory_checks import BrokenRecord, touched_memories, walk_memories
-from brainkeep.core.mnemo.models import VerifyOutcome
 from brainkeep.core.ports.composites import ChainStore
 from brainkeep.core.verify_halves import SideWalk, one_after_the_other
 from brainkeep.core.verify_log import walk_events_since
@@ -262,7 +262,7 @@ def verify_memories(store: ChainStore, agent_id: str | None, thread_id: str | No
     totals count memories; a broken event, page, ACL or delegation still
     makes the outcome invalid and is named first (events) or after pages.
 
-    ``visible`` (asked with memory uuids: a reader's scope, core/mnemo/thread_scope.py)
+    ``visible`` (asked with memory uuids: a reader's scope, core/memory/thread_scope.py)
     narrows what is *reported*, not what is checked: every row is still walked,
     because a hash link needs its hidden neighbour (skipping it would report a
     false break). Totals then count visible memories only, and a hidden

@@ -22,7 +22,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from brainkeep.core.clock import Clock, format_ts
-from brainkeep.core.mnemo import validation
+from brainkeep.core.memory import validation
 from brainkeep.core.models import NewEvent
 from brainkeep.core.oauth.models import ACCESS, CODE, REFRESH, OAuthClient, OAuthGrant
 from brainkeep.core.token_models import ApiToken

@@ -48,17 +48,16 @@ class PageSearchStore(PageRepository, EmbeddingRepository, Protocol):
     """Pages and their retrieval views: what page search and entity resolution read."""
 
 
-class FactStore(MemoryWrites, SharingRepository, PageSearchStore,
-                Transactions, Protocol):
-    """What MCP facts write and read: memories, their log and holds, grants, entity pages."""
+class FactStore(MemoryWrites, SharingRepository, PageSearchStore, Protocol):
+    """What MCP facts write and read: memories, their log and holds, grants, entity pages.
+
+    No ``Transactions``: fact writes commit through the brain's group commit
+    (core/memory/group_commit.py), never a transaction of their own.
+    """
 
 
 class ErasureStore(ErasureRepository, MemoryLog, Protocol):
     """Memories, their log and every copy of their text: what a purge and its receipt check."""
-
-
-class RedactStore(ErasureStore, Transactions, Protocol):
-    """What redacting a forgotten fact runs in one transaction: the erasure set and its log."""
 
 
 class VectorStore(EmbeddingRepository, Transactions, Protocol):
@@ -95,8 +94,9 @@ class MetaStore(MetaRepository, Transactions, Protocol):
     """The meta table and transactions (the console's admin password)."""
 
 
-class VerbStore(FactStore, RedactStore, CursorRepository, OrientationRepository, Protocol):
-    """What the verbs use directly: the facts' store, redaction, delta cursors, orientation."""
+class VerbStore(FactStore, ErasureStore, CursorRepository, OrientationRepository, Transactions,
+                Protocol):
+    """What the verbs use directly: the facts' store, erasure, delta cursors, orientation."""
 
 
 class MnemoStore(MemoryWrites, SharingRepository, ReadRepository, OrientationRepository,

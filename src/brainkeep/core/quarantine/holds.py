@@ -1,7 +1,7 @@
 """Holding a write for review: the one place a write path turns a verdict into a queue row.
 
 Both write paths call here inside their transaction, after the row and its
-event are written: ``core/memories/writes.insert`` (every memory: MCP
+event are written: ``core/memory/writes.insert`` (every memory: MCP
 ``remember``, gRPC ``Remember`` and ``Consolidate``, the CLI, transcript
 banking and hooks that write through ``FactService``) and
 ``core/pages.PageService.put_page`` (``put_page``, ``brainkeep put`` and

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from brainkeep.core.clock import Clock
 
 if TYPE_CHECKING:
-    from brainkeep.core.facts import FactService
     from brainkeep.core.hybrid import FactSearch
+    from brainkeep.core.memory.facts import FactService
     from brainkeep.core.overlap import Overlap
     from brainkeep.core.ports.composites import VerbStore
     from brainkeep.core.receipts import ReceiptIssuer

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from brainkeep.core.mnemo.models import AUDIT_EVENT_KINDS, AuditEvent, ChainRow, FactWrite
+from brainkeep.core.memory.models import AUDIT_EVENT_KINDS, AuditEvent, ChainRow, FactWrite
 from brainkeep.core.scope import ReadScope
 from brainkeep.store.sql import scope as sql_scope
 from brainkeep.store.sql.dialect import SQL, Dialect, named

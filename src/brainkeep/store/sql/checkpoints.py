@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from brainkeep.core.mnemo.models import Checkpoint
+from brainkeep.core.memory.models import Checkpoint
 from brainkeep.core.models import Memory
 from brainkeep.core.scope import ReadScope
 from brainkeep.store.sql.dialect import SQL, named

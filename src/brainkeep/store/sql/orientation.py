@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from brainkeep.core.mnemo.orientation_map import KINDS, Observation, StoredEntry, StoredMap
+from brainkeep.core.memory.orientation_map import KINDS, Observation, StoredEntry, StoredMap
 from brainkeep.core.scope import ReadScope
 from brainkeep.store.sql.dialect import SQL, named
 from brainkeep.store.sql.scope import live, readable

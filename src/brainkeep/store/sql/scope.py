@@ -20,7 +20,7 @@ _OPEN = ", ".join(f"'{s}'" for s in OPEN_SCOPES)
 def acl_live(acl: str, now: str) -> str:
     """An ACL row (alias ``acl``) that has not expired at placeholder ``now``.
 
-    A revoked ACL has no row (core/mnemo/revocation.py), so it is never live.
+    A revoked ACL has no row (core/memory/revocation.py), so it is never live.
     """
     return f"({acl}.expires_at IS NULL OR {acl}.expires_at > {now})"
 
@@ -41,7 +41,7 @@ def delegation_covers(d: str, t: str, now: str) -> str:
     """A live delegation row (alias ``d``) whose owner and selector cover memory ``t``.
 
     Revoking a delegation removes its row and its re-delegations' rows
-    (core/mnemo/revocation.py), so a child never outlives its parent's revocation.
+    (core/memory/revocation.py), so a child never outlives its parent's revocation.
     """
     return (
         f"{d}.owner = {t}.agent_id AND ({d}.expires_at IS NULL OR {d}.expires_at > {now}) AND ("
