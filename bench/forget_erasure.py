@@ -29,8 +29,8 @@ from brainkeep.config import load_settings, write_values
 from brainkeep.core.audit import memory_hash
 from brainkeep.core.events import memory_insert
 from brainkeep.core.ids import uuid7
-from brainkeep.core.memories.writes import normalize_fact
-from brainkeep.core.mnemo.remember import RememberInput
+from brainkeep.core.memory.remember import RememberInput
+from brainkeep.core.memory.writes import normalize_fact
 from brainkeep.core.models import MemoryDraft
 
 WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike "

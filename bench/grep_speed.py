@@ -42,7 +42,7 @@ from seed_corpus import build_corpus  # noqa: E402
 from brainkeep.brain import open_brain  # noqa: E402
 from brainkeep.config import load_settings  # noqa: E402
 from brainkeep.core.context import STDIO  # noqa: E402
-from brainkeep.core.mnemo.models import MemoryFilter  # noqa: E402
+from brainkeep.core.memory.models import MemoryFilter  # noqa: E402
 
 TARGET_P99_MS = 30.0
 WARMUP = 20

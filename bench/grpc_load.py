@@ -38,7 +38,7 @@ import grpc
 
 from brainkeep.brain import Brain, open_brain
 from brainkeep.config import Settings
-from brainkeep.core.mnemo.remember import RememberInput, build_draft, insert
+from brainkeep.core.memory.remember import RememberInput, build_draft, insert
 from brainkeep.grpc.generated import mnemo_pb2 as pb
 from brainkeep.grpc.generated import mnemo_pb2_grpc as pb_grpc
 

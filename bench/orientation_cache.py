@@ -30,9 +30,9 @@ from pathlib import Path
 
 from brainkeep.brain import Brain, open_brain
 from brainkeep.config import load_settings, write_values
-from brainkeep.core.mnemo.orientation_map import OrientationRequest
-from brainkeep.core.mnemo.recall import RecallInput
-from brainkeep.core.mnemo.remember import RememberInput
+from brainkeep.core.memory.orientation_map import OrientationRequest
+from brainkeep.core.memory.recall import RecallInput
+from brainkeep.core.memory.remember import RememberInput
 from brainkeep.core.scope import ReadScope
 
 FIRST = ("Alice", "Bob", "Carol", "Dmitri", "Erin", "Farah", "Goran", "Hana")

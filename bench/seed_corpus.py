@@ -32,7 +32,7 @@ from typing import Any
 
 from brainkeep.brain import open_brain
 from brainkeep.config import load_settings
-from brainkeep.core.facts import normalize_fact
+from brainkeep.core.memory.facts import normalize_fact
 from brainkeep.core.models import MemoryDraft
 
 BASE_PAGES = 20_000

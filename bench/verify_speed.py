@@ -35,7 +35,7 @@ from typing import Any
 
 from brainkeep.brain import Brain, open_brain
 from brainkeep.config import load_settings
-from brainkeep.core.mnemo.remember import RememberInput
+from brainkeep.core.memory.remember import RememberInput
 from brainkeep.core.verify import verify_brain
 
 CACHE = Path.home() / ".cache" / "brainkeep-bench"

@@ -17,10 +17,11 @@ from brainkeep import store as engines
 from brainkeep.config import Settings
 from brainkeep.core import signing
 from brainkeep.core.clock import Clock
-from brainkeep.core.facts import FactService
 from brainkeep.core.hybrid import FactSearch
-from brainkeep.core.mnemo.context import MnemoContext
-from brainkeep.core.mnemo.service import MnemoService
+from brainkeep.core.memory.context import MnemoContext
+from brainkeep.core.memory.facts import FactService
+from brainkeep.core.memory.group_commit import GroupCommit
+from brainkeep.core.memory.mnemo import MnemoService
 from brainkeep.core.models import DEFAULT_SOURCE
 from brainkeep.core.overlap import Overlap
 from brainkeep.core.pages import PageService
@@ -65,7 +66,8 @@ class Brain:
     chat: Any = None
     # Why ``chat`` is None although one is configured (bad settings), for `unavailable`.
     chat_error: BrainkeepError | None = None
-    # The vector arm of gRPC recall (core.mnemo.MemoryVectors); None = no embedding provider.
+    # The vector arm of gRPC recall (core.memory.context.MemoryVectors); None = no
+    # embedding provider.
     memory_vectors: Any = None
     # A providers.EmbeddingProvider; None = keyword search and degraded_dedup.
     embedder: Any = None
@@ -117,12 +119,16 @@ class Brain:
         self.overlap = Overlap(self.store, self._workers, workers=self.overlap_workers)
         self.fact_search = FactSearch(self.store, self.search_index, self.source_id,
                                       self.embeddings, overlap=self.overlap, sparse=self.sparse)
+        # One write discipline for both protocols: MCP facts and Mnemo RPCs
+        # commit their memory writes through this one group commit.
+        self.writer = GroupCommit(self.store)
         self.facts = FactService(
             self.store,
             self.clock,
             self.source_id,
             similarity=similarity,
             ranker=self.fact_search,
+            writer=self.writer,
         )
         self.search = SearchService(
             self.store,
@@ -142,7 +148,7 @@ class Brain:
             MnemoContext(self.store, self.clock, self.source_id,
                          vectors=self.memory_vectors, indexer=self.embeddings,
                          index=self.search_index, verify_side=self.verify_side,
-                         receipts=self.receipts)
+                         receipts=self.receipts, writer=self.writer)
         )
 
     def _sparse_side(self) -> Sparse | None:

@@ -35,7 +35,7 @@ from typing import TypeVar
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from brainkeep.core import signing
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.events import EventLog
 from brainkeep.core.verify_halves import LogAndPages, ThreadSide, log_and_pages
 
 T = TypeVar("T")
@@ -72,7 +72,7 @@ class ProcessSide:
         self.min_events = min_events
         self.python = python
 
-    def run(self, store: Store, trusted: Ed25519PublicKey | None, marker: int | None,
+    def run(self, store: EventLog, trusted: Ed25519PublicKey | None, marker: int | None,
             here: Callable[[], T]) -> tuple[LogAndPages, T]:
         target = store.reopen_target()
         tip = store.chain_tip()

@@ -11,8 +11,8 @@ import pytest
 from click.testing import Result
 
 from brainkeep.cli.app import EXIT_CODES
-from brainkeep.core.facts import MAX_FACT_CHARS
 from brainkeep.core.limits import MAX_PROVENANCE_CHARS
+from brainkeep.core.memory.facts import MAX_FACT_CHARS
 from brainkeep.core.pages import MAX_PAGE_BYTES
 
 RunCli = Callable[..., Result]

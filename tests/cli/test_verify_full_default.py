@@ -20,7 +20,7 @@ import pytest
 from click.testing import Result
 
 from brainkeep.brain import Brain
-from brainkeep.core.mnemo.remember import RememberInput
+from brainkeep.core.memory.remember import RememberInput
 from tests.brain_engines import ENGINES, RawDatabase
 
 RunCli = Callable[..., Result]

@@ -23,7 +23,7 @@ from brainkeep.brain import Brain, open_brain
 from brainkeep.config import load_settings
 from brainkeep.console.app import build_console_app
 from brainkeep.core.context import LOCAL
-from brainkeep.core.memories import writes
+from brainkeep.core.memory import writes
 from brainkeep.core.tokens import TokenService
 from brainkeep.ops.registry import open_dispatcher
 from brainkeep.ops.usage import UsageEvent, UsageLog, usage_timestamp

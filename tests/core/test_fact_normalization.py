@@ -19,7 +19,7 @@ import pytest
 from brainkeep.brain import Brain, open_brain
 from brainkeep.config import load_settings
 from brainkeep.core.context import LOCAL
-from brainkeep.core.facts import SimilarFact, normalize_fact, same_text
+from brainkeep.core.memory.facts import SimilarFact, normalize_fact, same_text
 from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.slugs import normalize_alias
 from brainkeep.store.sqlite.engine import SQLiteEngine, _statements

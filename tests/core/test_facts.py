@@ -15,7 +15,7 @@ from brainkeep.config import load_settings
 from brainkeep.core.audit import memory_hash
 from brainkeep.core.clock import Clock, format_ts
 from brainkeep.core.context import LOCAL, STDIO
-from brainkeep.core.facts import MAX_FACT_CHARS, RememberResult, normalize_fact
+from brainkeep.core.memory.facts import MAX_FACT_CHARS, RememberResult, normalize_fact
 from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.errors import InvalidInput, NotFound, ProvenanceRequired
 

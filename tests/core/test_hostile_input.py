@@ -22,7 +22,7 @@ from brainkeep.core.clock import format_ts, parse_ts
 from brainkeep.core.context import LOCAL
 from brainkeep.core.jsonlimits import loads_bounded
 from brainkeep.core.markdown import split_frontmatter
-from brainkeep.core.mnemo import validation as v
+from brainkeep.core.memory import validation as v
 from brainkeep.core.transfer import import_dir
 from brainkeep.core.ttl import parse_ttl
 from brainkeep.core.verbs.common import iso_z, parse_since
@@ -235,10 +235,10 @@ def test_every_cap_is_documented_in_docs_limits() -> None:
 
 def test_caps_kept_elsewhere_agree_with_the_table() -> None:
     """Modules that still define a cap locally must hold the documented value."""
-    from brainkeep.core import facts, pages
-    from brainkeep.core.memories import drafts
-    from brainkeep.core.mnemo import recall as mnemo_recall
-    from brainkeep.core.mnemo import remember as mnemo_remember
+    from brainkeep.core import pages
+    from brainkeep.core.memory import drafts, facts
+    from brainkeep.core.memory import recall as mnemo_recall
+    from brainkeep.core.memory import remember as mnemo_remember
     from brainkeep.core.verbs import delta
 
     assert drafts.MAX_FACT_CHARS == limits.MAX_FACT_CHARS

@@ -19,8 +19,8 @@ from click.testing import Result
 
 from brainkeep.brain import Brain
 from brainkeep.core.context import Caller
-from brainkeep.core.mnemo.consolidate import ConsolidateInput
-from brainkeep.core.mnemo.remember import RememberInput
+from brainkeep.core.memory.consolidate import ConsolidateInput
+from brainkeep.core.memory.remember import RememberInput
 from brainkeep.core.ports.store import Store
 from brainkeep.grpc.generated import mnemo_pb2 as pb
 from brainkeep.grpc.generated import mnemo_pb2_grpc as pb_grpc

@@ -21,10 +21,10 @@ import pytest
 
 from brainkeep.brain import Brain
 from brainkeep.core.context import Caller
-from brainkeep.core.mnemo.delegation import DelegateInput
-from brainkeep.core.mnemo.models import REDACTED_TEXT
-from brainkeep.core.mnemo.remember import RememberInput
-from brainkeep.core.mnemo.sharing import ShareInput
+from brainkeep.core.memory.delegation import DelegateInput
+from brainkeep.core.memory.models import REDACTED_TEXT
+from brainkeep.core.memory.remember import RememberInput
+from brainkeep.core.memory.sharing import ShareInput
 from brainkeep.core.verify import verify_brain
 from brainkeep.grpc.generated import mnemo_pb2 as pb
 from brainkeep.grpc.generated import mnemo_pb2_grpc as pb_grpc

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from brainkeep.brain import Brain
-from brainkeep.core.mnemo.remember import RememberInput
+from brainkeep.core.memory.remember import RememberInput
 from brainkeep.core.verify import verify_brain
 from brainkeep.store.sqlite import SQLiteStore
 from tests.core.test_tamper_columns import sql

@@ -16,7 +16,7 @@ import pytest
 
 from brainkeep.brain import Brain
 from brainkeep.core import verify_halves
-from brainkeep.core.mnemo.remember import RememberInput
+from brainkeep.core.memory.remember import RememberInput
 from brainkeep.core.verify import verify_brain
 from brainkeep.core.verify_halves import ThreadSide
 from brainkeep.verify_process import ProcessSide

@@ -29,12 +29,12 @@ from brainkeep.brain import open_brain
 from brainkeep.config import load_settings
 from brainkeep.core.context import LOCAL, STDIO
 from brainkeep.core.embedding_jobs import backfill
-from brainkeep.core.mnemo.consolidate import ConsolidateInput
-from brainkeep.core.mnemo.delegation import DelegateInput
-from brainkeep.core.mnemo.orientation_map import OrientationRequest
-from brainkeep.core.mnemo.recall import RecallInput
-from brainkeep.core.mnemo.remember import RememberInput
-from brainkeep.core.mnemo.sharing import ShareInput
+from brainkeep.core.memory.consolidate import ConsolidateInput
+from brainkeep.core.memory.delegation import DelegateInput
+from brainkeep.core.memory.orientation_map import OrientationRequest
+from brainkeep.core.memory.recall import RecallInput
+from brainkeep.core.memory.remember import RememberInput
+from brainkeep.core.memory.sharing import ShareInput
 from brainkeep.errors import Unavailable
 from brainkeep.ops.dispatch import Dispatcher
 from brainkeep.ops.registry import build_catalog

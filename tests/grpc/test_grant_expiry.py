@@ -18,7 +18,7 @@ from click.testing import CliRunner, Result
 from brainkeep.brain import Brain
 from brainkeep.cli.main import cli
 from brainkeep.core.context import STDIO
-from brainkeep.core.mnemo import access
+from brainkeep.core.memory import access
 from brainkeep.grpc.generated import mnemo_pb2 as pb
 from brainkeep.ops.dispatch import Dispatcher
 from brainkeep.ops.registry import build_catalog
@@ -40,7 +40,7 @@ def delegate_tags(stub: Any, delegate: str, tags: list[str], permission: str = "
 
 
 def reads_by_id(brain: Brain, mid: str, agent: str) -> bool:
-    """The by-id rule (core/mnemo/access.py) every by-id RPC applies."""
+    """The by-id rule (core/memory/access.py) every by-id RPC applies."""
     ctx = brain.mnemo.ctx
     memory = brain.store.get_memory_by_uuid(mid)
     assert memory is not None

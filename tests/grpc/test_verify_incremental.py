@@ -7,8 +7,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from brainkeep.brain import Brain
 from brainkeep.core.anchor import ChainHead
-from brainkeep.core.mnemo.forget import forget
-from brainkeep.core.mnemo.remember import RememberInput
+from brainkeep.core.memory.forget import forget
+from brainkeep.core.memory.remember import RememberInput
 from brainkeep.core.verify import VerifyReport, verify_brain
 from brainkeep.grpc.generated import mnemo_pb2 as pb
 from tests.brain_engines import RawDatabase

@@ -10,7 +10,7 @@ import pytest
 from brainkeep.brain import Brain
 from brainkeep.core.context import LOCAL
 from brainkeep.core.embedding_jobs import backfill, plan_backfill
-from brainkeep.core.mnemo.remember import RememberInput
+from brainkeep.core.memory.remember import RememberInput
 from brainkeep.core.search import DEGRADED_NO_VECTORS
 from brainkeep.errors import Unavailable
 from brainkeep.providers.local_embeddings import LocalEmbeddingProvider

@@ -25,7 +25,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from brainkeep.brain import Brain
 from brainkeep.core.embedding import text_hash
 from brainkeep.core.embedding_jobs import backfill, task_text
-from brainkeep.core.facts import normalize_fact
+from brainkeep.core.memory.facts import normalize_fact
 from brainkeep.core.models import MemoryDraft
 from brainkeep.core.retrieval import CHUNK, MEMORY
 from brainkeep.core.transfer import import_dir

@@ -51,7 +51,7 @@ def test_local_callers_do_find_private_material_semantically(verbs: Verbs) -> No
 
 def test_grpc_vector_candidates_are_filtered_by_the_store(verbs: Verbs) -> None:
     seed(verbs)
-    from brainkeep.core.mnemo.recall import RecallInput
+    from brainkeep.core.memory.recall import RecallInput
 
     search = verbs.brain.memory_vectors
     assert search is not None

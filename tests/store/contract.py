@@ -21,9 +21,9 @@ from brainkeep.core.audit import (
 from brainkeep.core.chunking import page_chunks
 from brainkeep.core.clock import format_ts
 from brainkeep.core.events import memory_insert
-from brainkeep.core.facts import normalize_fact
 from brainkeep.core.ids import uuid7
 from brainkeep.core.markdown import parse_page
+from brainkeep.core.memory.facts import normalize_fact
 from brainkeep.core.models import (
     DEFAULT_SOURCE,
     Event,

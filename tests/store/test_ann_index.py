@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from brainkeep.core.mnemo.models import MemoryFilter
+from brainkeep.core.memory.models import MemoryFilter
 from brainkeep.core.models import MemoryDraft
 from brainkeep.core.query import PageScope
 from brainkeep.core.retrieval import CHUNK, MEMORY, FactFilter

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import struct
 
-from brainkeep.core.mnemo.models import REDACTED_TEXT
+from brainkeep.core.memory.models import REDACTED_TEXT
 from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.ports.erasure import MemoryCopies
 from brainkeep.core.ports.store import Store

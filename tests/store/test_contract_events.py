@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from brainkeep.core.audit import GENESIS, memory_hash, page_hash
-from brainkeep.core.mnemo.models import ChainRow
+from brainkeep.core.memory.models import ChainRow
 from brainkeep.core.models import MemoryDraft, NewEvent
 from brainkeep.core.ports.store import Store
 from brainkeep.core.verify import verify_brain

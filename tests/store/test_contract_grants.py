@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from brainkeep.core.mnemo.models import Delegation, MemoryFilter
+from brainkeep.core.memory.models import Delegation, MemoryFilter
 from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.ports.store import Store
 from tests.store.contract import NOW, insert_memory, ts

@@ -9,7 +9,7 @@ gone row by its logged payload (tenant, owner).
 from __future__ import annotations
 
 from brainkeep.core.events import memory_delete
-from brainkeep.core.mnemo.models import Delegation
+from brainkeep.core.memory.models import Delegation
 from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.ports.store import Store
 from brainkeep.core.scope import ReadScope

@@ -7,7 +7,7 @@ verifier (core/verify.py, core/access_checks.py) does the comparing.
 from __future__ import annotations
 
 from brainkeep.core.audit import memory_state_hash
-from brainkeep.core.mnemo.models import Delegation
+from brainkeep.core.memory.models import Delegation
 from brainkeep.core.models import MemoryDraft, NewEvent
 from brainkeep.core.ports.store import Store
 from tests.store.contract import NOW, insert_memory, new_event, put_page, ts

@@ -8,7 +8,7 @@ lifecycle, whatever engine compiles them.
 from __future__ import annotations
 
 from brainkeep.core.audit import memory_hash
-from brainkeep.core.mnemo.models import MemoryFilter
+from brainkeep.core.memory.models import MemoryFilter
 from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.ports.store import Store
 from brainkeep.core.retrieval import FactFilter

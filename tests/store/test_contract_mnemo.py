@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from brainkeep.core.events import memory_delete
-from brainkeep.core.mnemo.models import Checkpoint, Delegation, Grant
+from brainkeep.core.memory.models import Checkpoint, Delegation, Grant
 from brainkeep.core.models import Memory, MemoryDraft, NewEvent
 from brainkeep.core.ports.store import Store
 from tests.store.contract import NOW, insert_memory, ts

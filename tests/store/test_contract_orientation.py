@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from brainkeep.core.mnemo.orientation_map import Observation, StoredEntry, StoredMap
+from brainkeep.core.memory.orientation_map import Observation, StoredEntry, StoredMap
 from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.ports.store import Store
 from brainkeep.core.scope import ReadScope

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from brainkeep.core.integrity_rows import VerifiedCheckpoint
-from brainkeep.core.mnemo.reads import MemoryRead
+from brainkeep.core.memory.reads import MemoryRead
 from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.ports.store import Store
 from tests.store.contract import insert_memory, ts

@@ -1,6 +1,6 @@
 """Contract: the thread and audit scans narrowed to a read scope (``scope=``, ``now=``).
 
-Replay, Verify and TrajectoryAudit report through these (core/mnemo/thread_scope.py);
+Replay, Verify and TrajectoryAudit report through these (core/memory/thread_scope.py);
 without ``scope`` each scan returns every row, as the verifier needs.
 """
 

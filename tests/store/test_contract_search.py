@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from brainkeep.core.mnemo.models import MemoryFilter
+from brainkeep.core.memory.models import MemoryFilter
 from brainkeep.core.models import MemoryDraft
 from brainkeep.core.ports.store import Store
 from brainkeep.core.query import PageScope, query_terms

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from brainkeep.core.mnemo.models import REDACTED_TEXT
+from brainkeep.core.memory.models import REDACTED_TEXT
 from brainkeep.core.models import MemoryDraft
 from brainkeep.core.query import PageScope
 from brainkeep.core.retrieval import MEMORY

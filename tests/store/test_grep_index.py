@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from brainkeep.core.mnemo.models import MemoryFilter
+from brainkeep.core.memory.models import MemoryFilter
 from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.ports.store import Store
 from brainkeep.core.scope import ReadScope

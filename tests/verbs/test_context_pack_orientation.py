@@ -6,9 +6,9 @@ import json
 import math
 
 from brainkeep.core.context import STDIO, Caller
-from brainkeep.core.mnemo.orientation_map import OrientationRequest
-from brainkeep.core.mnemo.recall import RecallInput
-from brainkeep.core.mnemo.remember import RememberInput
+from brainkeep.core.memory.orientation_map import OrientationRequest
+from brainkeep.core.memory.recall import RecallInput
+from brainkeep.core.memory.remember import RememberInput
 from brainkeep.ops.response_schemas import RESPONSE_SCHEMAS
 
 from .conftest import VerbHarness

@@ -2,7 +2,7 @@
 
 Share (ACLs) and Delegate (delegations) are granted over gRPC; operators find
 and revoke them here. Revocation calls the one core function the MCP admin op
-``revoke_grant`` calls too (core/mnemo/revocation.py).
+``revoke_grant`` calls too (core/memory/revocation.py).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from brainkeep.cli.app import CliContext, emit, json_option
-from brainkeep.core.mnemo import revocation
+from brainkeep.core.memory import revocation
 from brainkeep.ops.grant_ops import acl_view, delegation_view, revocation_view
 
 pass_cli = click.make_pass_decorator(CliContext, ensure=True)

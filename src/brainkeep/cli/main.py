@@ -116,7 +116,7 @@ def cli(ctx: click.Context, home: Path | None, org_id: str | None) -> None:
     """
     state = ctx.ensure_object(CliContext)
     state.home = home
-    from brainkeep.core.mnemo import validation
+    from brainkeep.core.memory import validation
 
     # Checked here, once, so a bad --org fails before any command runs (exit 2).
     state.org_id = validation.org_id(org_id)

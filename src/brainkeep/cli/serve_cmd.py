@@ -11,7 +11,7 @@ import click
 
 from brainkeep.cli.app import CliContext
 from brainkeep.core.context import STDIO, Caller
-from brainkeep.core.mnemo import validation
+from brainkeep.core.memory import validation
 from brainkeep.errors import InvalidInput
 from brainkeep.ops.catalog import SURFACES
 

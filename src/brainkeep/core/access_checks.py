@@ -23,7 +23,7 @@ from brainkeep.core.audit import (
     page_state_hash,
 )
 from brainkeep.core.integrity_rows import PageCheck, PageState, Vanished
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.events import EventLog
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def _accepted(page: PageCheck, marker: int | None) -> bool:
             and hashlib.sha256(page.state_input).hexdigest() == page.recorded_state)
 
 
-def check_pages(store: Store, marker: int | None,
+def check_pages(store: EventLog, marker: int | None,
                 only: dict[str, str | None] | None = None) -> tuple[int, list[Problem]]:
     """(pages checked, problems): content, recorded content, state, vanished rows.
 
@@ -113,7 +113,7 @@ def check_pages(store: Store, marker: int | None,
     return checked, problems
 
 
-def check_grants(store: Store, marker: int | None, hard_deleted: set[str],
+def check_grants(store: EventLog, marker: int | None, hard_deleted: set[str],
                  only: dict[tuple[str, str], tuple[bool, str | None]] | None = None,
                  ) -> tuple[int, list[Problem]]:
     """(rows checked, problems) of ACLs and delegations, live set against the log.

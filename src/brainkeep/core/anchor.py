@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from brainkeep.core import signing
 from brainkeep.core.audit import canonical
 from brainkeep.core.models import DEFAULT_SOURCE, Event, NewEvent
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.composites import LoggedWrites
 from brainkeep.errors import InvalidInput
 
 CHECKPOINT_KIND = "chain.checkpoint"
@@ -67,7 +67,7 @@ def head_message(head: ChainHead) -> bytes:
     return canonical({"purpose": "brainkeep chain head v1", "seq": head.seq, "hash": head.hash})
 
 
-def check_anchor(store: Store, expected: ChainHead) -> str | None:
+def check_anchor(store: LoggedWrites, expected: ChainHead) -> str | None:
     """Why the chain no longer extends ``expected`` (None: it does).
 
     The chain walk proves every event links to its predecessor, so event
@@ -114,7 +114,8 @@ def checkpoint_problem(event: Event, trusted: Ed25519PublicKey | None) -> str | 
     return None
 
 
-def sign_head(store: Store, key: Ed25519PrivateKey, *, now: str, actor: str = "local") -> Event:
+def sign_head(store: LoggedWrites, key: Ed25519PrivateKey, *, now: str,
+              actor: str = "local") -> Event:
     """Append a ``chain.checkpoint`` event signing the current head.
 
     Tail and append happen in one write transaction, so the signed head is

@@ -20,7 +20,7 @@ import numpy as np
 
 from brainkeep.core.context import Caller
 from brainkeep.core.embedding import Embeddings, text_hash, to_blob
-from brainkeep.core.facts import SimilarFact
+from brainkeep.core.memory.facts import SimilarFact
 from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.retrieval import MEMORY, NewEmbedding
 from brainkeep.errors import Unavailable

@@ -20,10 +20,10 @@ from typing import Protocol
 
 import numpy as np
 
-from brainkeep.core.mnemo.models import MemoryFilter
+from brainkeep.core.memory.models import MemoryFilter
 from brainkeep.core.models import Memory, Page
+from brainkeep.core.ports.composites import EmbeddingStore
 from brainkeep.core.ports.search_index import SearchIndex, SearchScope
-from brainkeep.core.ports.store import Store
 from brainkeep.core.query import PageScope, words_of
 from brainkeep.core.retrieval import CHUNK, MEMORY, NewEmbedding, ScoredId
 from brainkeep.errors import Unavailable
@@ -104,7 +104,7 @@ class Embeddings:
     """The provider plus vector search over one source (the engine's ``SearchIndex``)."""
 
     def __init__(
-        self, store: Store, provider: Embedder, source_id: str, *, index: SearchIndex
+        self, store: EmbeddingStore, provider: Embedder, source_id: str, *, index: SearchIndex
     ) -> None:
         """``index`` must be built for the provider's model space (``store.search_index``)."""
         self.store = store
@@ -333,7 +333,7 @@ def stored_vectors_only(embedder: object) -> StoredVectorsOnly | None:
 
 
 class MemoryVectorSearch:
-    """The vector arm of gRPC recall (``core.mnemo.context.MemoryVectors``).
+    """The vector arm of gRPC recall (``core.memory.context.MemoryVectors``).
 
     Returns candidates only: the Mnemo store applies tenant, scope and ACL
     visibility to them afterwards. A provider failure yields no candidates

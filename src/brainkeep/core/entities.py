@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from brainkeep.core.models import Page
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.pages import PageRepository
 from brainkeep.core.slugs import is_valid_slug, normalize_alias, slugify
 
 
@@ -26,7 +26,7 @@ class Resolution:
 
 
 def resolve_entity(
-    store: Store, source_id: str, name: str, *, include_private: bool
+    store: PageRepository, source_id: str, name: str, *, include_private: bool
 ) -> Resolution:
     """Resolve ``name`` to a page (never raises on a miss).
 

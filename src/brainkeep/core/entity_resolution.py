@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from brainkeep.core.entities import resolve_entity
 from brainkeep.core.entity_names import is_leading_part, typo_word
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.composites import PageSearchStore
 from brainkeep.core.query import PageScope, QueryTerms
 from brainkeep.core.retrieval import PAGE
 from brainkeep.core.slugs import is_valid_slug, normalize_alias, slugify
@@ -105,7 +105,7 @@ def own_slug(name: str) -> str | None:
 
 
 def resolve_fact_entity(
-    store: Store, source_id: str, name: str | None, *, include_private: bool
+    store: PageSearchStore, source_id: str, name: str | None, *, include_private: bool
 ) -> EntityResolution | None:
     """Resolve a fact's ``entity`` input (None for no entity); never raises on a miss."""
     text = name.strip() if isinstance(name, str) else ""
@@ -125,7 +125,7 @@ def resolve_fact_entity(
 
 
 def canonical_entity(
-    store: Store, source_id: str, name: str | None, *, include_private: bool
+    store: PageSearchStore, source_id: str, name: str | None, *, include_private: bool
 ) -> str | None:
     """The slug a fact's ``entity`` is stored and read under (``resolve_fact_entity``)."""
     resolution = resolve_fact_entity(store, source_id, name, include_private=include_private)
@@ -134,7 +134,7 @@ def canonical_entity(
 
 @dataclass(frozen=True)
 class _Finder:
-    store: Store
+    store: PageSearchStore
     source_id: str
     scope: PageScope
 

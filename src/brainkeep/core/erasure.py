@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from brainkeep.core import events
-from brainkeep.core.mnemo.models import REDACTED_TEXT
+from brainkeep.core.memory.models import REDACTED_TEXT
 from brainkeep.core.models import Memory
 from brainkeep.core.ports.erasure import MemoryCopies
 from brainkeep.errors import StoreError
 
 if TYPE_CHECKING:
-    from brainkeep.core.ports.store import Store
+    from brainkeep.core.ports.composites import ErasureStore
 
 # The strategies that take the text away (the others keep it for as_of reads).
 PURGING = frozenset({"redact", "hard_delete"})
@@ -50,7 +50,7 @@ class Erasure:
 class Purge:
     """A purge in progress inside one transaction (``begin``, ``cascade``, ``finish``)."""
 
-    def __init__(self, store: Store, source_id: str, targets: Sequence[Memory],
+    def __init__(self, store: ErasureStore, source_id: str, targets: Sequence[Memory],
                  counted: MemoryCopies | None = None) -> None:
         self.store = store
         self.source_id = source_id
@@ -90,7 +90,7 @@ class Purge:
         return Erasure(tuple(m.id for m in rows), tuple(m.uuid for m in rows), purged)
 
 
-def begin(store: Store, source_id: str, targets: Sequence[Memory],
+def begin(store: ErasureStore, source_id: str, targets: Sequence[Memory],
           counted: MemoryCopies | None = None) -> Purge:
     """Count what holds the targets' text now (call first, inside the transaction).
 
@@ -100,7 +100,7 @@ def begin(store: Store, source_id: str, targets: Sequence[Memory],
     return Purge(store, source_id, targets, counted)
 
 
-def redact_row(store: Store, memory: Memory, *, actor: str, now: str) -> bool:
+def redact_row(store: ErasureStore, memory: Memory, *, actor: str, now: str) -> bool:
     """Replace one memory's text by the placeholder and log it (inside a transaction).
 
     The one redaction of both protocols (MCP ``forget`` with ``redact``, gRPC

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from brainkeep.core.models import Event
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.composites import EventSubjectRows
 from brainkeep.core.scope import ReadScope
 from brainkeep.core.tenant_fence import operator_covers
 
@@ -72,7 +72,7 @@ def log_visible(scope: ReadScope) -> bool:
 class EventSubjects:
     """The rows events name, looked up once each (an audit page asks about the same rows)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: EventSubjectRows) -> None:
         self.store = store
         self._memories: dict[str, Owner] = {}
         self._rows: dict[tuple[str, str], Owner] = {}

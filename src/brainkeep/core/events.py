@@ -1,6 +1,6 @@
 """One event builder per memory event kind, whichever protocol wrote it.
 
-The MCP verbs (``core/facts.py``) and the Mnemo services (``core/mnemo/``)
+The MCP verbs (``core/memory/facts.py``) and the Mnemo services (``core/memory/``)
 both build memory events here, so one kind always carries one payload
 (docs/audit.md lists them). Every memory payload starts with the same base:
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from brainkeep.core.audit import memory_state_hash
-from brainkeep.core.mnemo.models import Acl, Delegation
+from brainkeep.core.memory.models import Acl, Delegation
 from brainkeep.core.models import Memory, NewEvent
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from brainkeep.core.context import Caller
-from brainkeep.core.facts import FactService
+from brainkeep.core.memory.facts import FactService
 from brainkeep.core.models import Memory
 from brainkeep.errors import NotFound
 

@@ -15,13 +15,15 @@ from typing import Any
 
 from brainkeep.core import erasure, receipts
 from brainkeep.core.clock import Clock
-from brainkeep.core.models import Memory
+from brainkeep.core.memory.group_commit import GroupCommit
+from brainkeep.core.models import Event, Memory
+from brainkeep.core.ports.composites import ErasureStore
 from brainkeep.core.ports.erasure import MemoryCopies
-from brainkeep.core.ports.store import Store
 
 
-def redact_fact(store: Store, clock: Clock, source_id: str, memory: Memory, *, actor: str,
-                issuer: receipts.ReceiptIssuer | None, counted: MemoryCopies | None = None,
+def redact_fact(store: ErasureStore, clock: Clock, source_id: str, memory: Memory, *, actor: str,
+                issuer: receipts.ReceiptIssuer | None, writer: GroupCommit,
+                counted: MemoryCopies | None = None,
                 ) -> tuple[bool, dict[str, Any] | None]:
     """Redact an expired fact: (whether this call redacted it, its receipt).
 
@@ -30,10 +32,10 @@ def redact_fact(store: Store, clock: Clock, source_id: str, memory: Memory, *, a
     fact's copies counted before the expiry (which drops its keyword entry
     and vector), so the receipt counts them.
     """
-    with store.transaction():
+    def work() -> tuple[erasure.Erasure, Event] | None:
         fresh = store.get_memory(memory.id)
         if fresh is None or fresh.redacted_at is not None:
-            return False, None
+            return None
         now = clock.now_ts()
         purge = erasure.begin(store, source_id, [fresh], counted)
         erasure.redact_row(store, fresh, actor=actor, now=now)
@@ -41,5 +43,12 @@ def redact_fact(store: Store, clock: Clock, source_id: str, memory: Memory, *, a
         done = purge.finish([fresh])
         event = store.append_event(
             receipts.erase_event(done, actor=actor, strategy="redact", source_id=source_id), now)
+        return done, event
+
+    # The brain's one group commit, as every memory write of either protocol.
+    redacted = writer.run(work)
+    if redacted is None:
+        return False, None
+    done, event = redacted
     return True, receipts.settle(store, issuer, operation="forget", strategy="redact",
                                  event=event, erasure=done, now=clock.now_ts())

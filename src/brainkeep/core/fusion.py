@@ -2,7 +2,7 @@
 
 ``score(x) = sum_i w_i / (k + rank_i(x))`` over the lists ``x`` is in (rank 1
 = best). ``Fusion`` fuses named lists of ids; it serves MCP recall's facts
-(``core/hybrid.py``) and gRPC recall (``core/mnemo/ranking.py``).
+(``core/hybrid.py``) and gRPC recall (``core/memory/ranking.py``).
 ``PageFusion`` fuses page search's lists, by RRF or by a convex combination
 of normalised scores (``PageRanking``), with a per-page cap on chunk lists,
 a title/alias list, exact-name boosts, and one entry per page

@@ -15,8 +15,8 @@ from brainkeep.core.embedding import Embeddings
 from brainkeep.core.fusion import Fusion
 from brainkeep.core.models import Memory
 from brainkeep.core.overlap import Overlap, inline
+from brainkeep.core.ports.embeddings import EmbeddingRepository
 from brainkeep.core.ports.search_index import SearchIndex
-from brainkeep.core.ports.store import Store
 from brainkeep.core.query import query_terms
 from brainkeep.core.retrieval import CHUNK, MEMORY, FactFilter, ScoredId
 from brainkeep.core.search import (
@@ -93,7 +93,7 @@ class FactSearch:
        ``cosine_window`` of the best and above ``min_cosine``.
     """
 
-    store: Store
+    store: EmbeddingRepository
     index: SearchIndex
     source_id: str
     embeddings: Embeddings | None = None

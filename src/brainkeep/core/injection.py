@@ -1,7 +1,7 @@
 """Write-time injection scoring: one zero-LLM score for every text a write stores.
 
 A memory is text a later agent reads as context, so every write path
-(``core/memories/writes.insert`` for MCP ``remember``, gRPC ``Remember`` and
+(``core/memory/writes.insert`` for MCP ``remember``, gRPC ``Remember`` and
 ``Consolidate``, the CLI; ``core/pages.PageService`` for ``put_page`` and
 imports) asks ``scan`` for a ``Verdict``. A text scoring at or above
 ``INJECTION_THRESHOLD`` is stored quarantined, never dropped: the

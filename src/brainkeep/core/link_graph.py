@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.pages import PageRepository
 
 MAX_HOPS = 2
 # A hub page can have thousands of links; the picture stays readable and cheap.
@@ -48,7 +48,7 @@ class LinkGraph:
     truncated: bool
 
 
-def neighbourhood(store: Store, source_id: str, slug: str, *, include_private: bool,
+def neighbourhood(store: PageRepository, source_id: str, slug: str, *, include_private: bool,
                   hops: int = 1, node_cap: int = NODE_CAP) -> LinkGraph:
     """The pages within ``hops`` (1 or 2) links of ``slug`` that the reader may see.
 
@@ -97,7 +97,8 @@ def neighbourhood(store: Store, source_id: str, slug: str, *, include_private: b
     )
 
 
-def _hidden(store: Store, source_id: str, targets: list[str], include_private: bool) -> set[str]:
+def _hidden(store: PageRepository, source_id: str, targets: list[str],
+            include_private: bool) -> set[str]:
     """Link targets that are private pages (hidden from readers without private access)."""
     if include_private or not targets:
         return set()

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from brainkeep.core.context import Caller
 from brainkeep.core.entity_resolution import canonical_entity
-from brainkeep.core.facts import FactService
+from brainkeep.core.memory.facts import FactService
 from brainkeep.core.models import Memory
 
 BROWSE_LIMIT_MAX = 200

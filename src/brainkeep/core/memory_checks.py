@@ -20,8 +20,8 @@ from hashlib import sha256
 from brainkeep.core.access_checks import unrecorded_ok
 from brainkeep.core.audit import memory_hash, memory_state_hash
 from brainkeep.core.integrity_rows import MemoryCheck, MemoryState
-from brainkeep.core.mnemo.models import REDACTED_TEXT
-from brainkeep.core.ports.store import Store
+from brainkeep.core.memory.models import REDACTED_TEXT
+from brainkeep.core.ports.composites import MemoryLog
 from brainkeep.core.verify_since import Touched
 
 
@@ -105,7 +105,7 @@ def accepted(row: MemoryCheck, previous: str | None, bridge: dict[str, str | Non
     return sorted(set(json.loads(row.tag_rows or "[]"))) == sorted(set(json.loads(row.tags)))
 
 
-def walk_memories(store: Store, agent_id: str | None, thread_id: str | None,
+def walk_memories(store: MemoryLog, agent_id: str | None, thread_id: str | None,
                    created_before: str | None, check_log: bool, marker: int | None,
                    bridge: dict[str, str | None]) -> tuple[int, int, list[BrokenRecord]]:
     """(memories checked, verified, breaks) of the chains in scope."""
@@ -134,7 +134,7 @@ def walk_memories(store: Store, agent_id: str | None, thread_id: str | None,
     return checked, verified, broken
 
 
-def _exact_reason(store: Store, uuid: str, previous: str | None,
+def _exact_reason(store: MemoryLog, uuid: str, previous: str | None,
                   bridge: dict[str, str | None], marker: int | None) -> str | None:
     """``memory_reason`` of the full row (None: it passes, or it is gone since)."""
     for state in store.iter_memory_states(None, None, uuids=[uuid]):
@@ -142,7 +142,7 @@ def _exact_reason(store: Store, uuid: str, previous: str | None,
     return None  # removed meanwhile: the vanished-row check judges that
 
 
-def touched_memories(store: Store, touched: Touched, agent_id: str | None,
+def touched_memories(store: MemoryLog, touched: Touched, agent_id: str | None,
                       thread_id: str | None, marker: int | None, bridge: dict[str, str | None],
                       hard_deleted: set[str]) -> tuple[int, int, list[BrokenRecord], int]:
     """(checked, verified, breaks in the slice, breaks outside it) of the touched memories.

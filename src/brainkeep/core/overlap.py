@@ -17,7 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import TypeVar
 
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.transactions import Transactions
 
 T = TypeVar("T")
 
@@ -39,7 +39,7 @@ class Overlap:
     here must not starve the workers they wait for).
     """
 
-    def __init__(self, store: Store, executor: Executor | None, *, workers: int = 0) -> None:
+    def __init__(self, store: Transactions, executor: Executor | None, *, workers: int = 0) -> None:
         """``workers``: how many reads may run beside their callers at once."""
         self.store = store
         self.executor = executor

@@ -26,7 +26,7 @@ from brainkeep.core.markdown import (
     with_frontmatter,
 )
 from brainkeep.core.models import DEFAULT_SOURCE, Link, NewEvent, Page, PageDraft, TimelineEntry
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.composites import PageStore
 from brainkeep.core.quarantine.holds import clear_page, hold_page
 from brainkeep.core.slugs import validate_slug
 from brainkeep.errors import InvalidInput, NotFound
@@ -75,7 +75,7 @@ def _hidden_from(caller: Caller, page: Page | None) -> bool:
 class PageService:
     """Page operations over a Store, for one source."""
 
-    store: Store
+    store: PageStore
     clock: Clock
     source_id: str = DEFAULT_SOURCE
     embedder: ChunkEmbedder | None = None

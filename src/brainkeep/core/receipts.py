@@ -33,7 +33,7 @@ from brainkeep.core import signing
 from brainkeep.core.audit import canonical
 from brainkeep.core.erasure import Erasure
 from brainkeep.core.models import DEFAULT_SOURCE, Event, NewEvent
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.composites import ErasureStore
 from brainkeep.errors import InvalidInput, NotFound
 
 FORMAT = "brainkeep forget receipt v1"
@@ -79,7 +79,7 @@ class ReceiptIssuer:
     the composition root) signs every receipt and none is read at start-up.
     """
 
-    store: Store
+    store: ErasureStore
     signing_key: Callable[[], Ed25519PrivateKey | None] = field(default=lambda: None)
 
     def issue(self, *, operation: str, strategy: str, event: Event, erasure: Erasure,
@@ -167,7 +167,7 @@ def _signature_problem(receipt: Mapping[str, Any],
     return str(fingerprint), None
 
 
-def _linked(store: Store, what: str, ref: Any) -> tuple[Event | None, str | None]:
+def _linked(store: ErasureStore, what: str, ref: Any) -> tuple[Event | None, str | None]:
     if not isinstance(ref, dict) or not isinstance(ref.get("seq"), int):
         return None, f"the receipt's {what} is malformed"
     event = store.event_at(ref["seq"])
@@ -178,7 +178,7 @@ def _linked(store: Store, what: str, ref: Any) -> tuple[Event | None, str | None
     return event, None
 
 
-def check(store: Store, receipt: Mapping[str, Any], *,
+def check(store: ErasureStore, receipt: Mapping[str, Any], *,
           trusted: Ed25519PublicKey | None = None) -> ReceiptCheck:
     """Check one receipt against the brain (see the module docstring)."""
     problems: list[str] = []
@@ -211,7 +211,7 @@ def check(store: Store, receipt: Mapping[str, Any], *,
     return ReceiptCheck(tuple(problems), receipt.get("signature") is not None, fingerprint)
 
 
-def reissue(store: Store, issuer: ReceiptIssuer, seq: int, *, now: str) -> dict[str, Any]:
+def reissue(store: ErasureStore, issuer: ReceiptIssuer, seq: int, *, now: str) -> dict[str, Any]:
     """A receipt for an erasure logged earlier (`brainkeep receipt SEQ`), against today's head.
 
     Everything comes from the hash-chained event; what the engine did to its
@@ -233,7 +233,7 @@ def reissue(store: Store, issuer: ReceiptIssuer, seq: int, *, now: str) -> dict[
                         event=event, erasure=erasure, scrub={"reissued": True}, now=now)
 
 
-def settle(store: Store, issuer: ReceiptIssuer | None, *, operation: str, strategy: str,
+def settle(store: ErasureStore, issuer: ReceiptIssuer | None, *, operation: str, strategy: str,
            event: Event, erasure: Erasure, now: str) -> dict[str, Any] | None:
     """After the erasure committed: scrub the engine's files, then issue the receipt.
 

@@ -41,8 +41,8 @@ from brainkeep.core.clock import Clock
 from brainkeep.core.feedback import expansion_terms
 from brainkeep.core.fusion import CHUNKS_PER_PAGE, PageFusion, PageRanking, PageScore
 from brainkeep.core.overlap import Overlap, inline
+from brainkeep.core.ports.composites import PageSearchStore
 from brainkeep.core.ports.search_index import SearchIndex
-from brainkeep.core.ports.store import Store
 from brainkeep.core.query import PageScope, QueryTerms, query_terms, words_of
 from brainkeep.core.retrieval import CHUNK, PAGE, PageHead, ScoredId
 from brainkeep.core.slugs import normalize_alias
@@ -169,7 +169,7 @@ def derive_evidence(
 class SearchService:
     """Search over one source's pages; hybrid when a vector arm is attached."""
 
-    store: Store
+    store: PageSearchStore
     index: SearchIndex
     source_id: str
     vector_arm: VectorArm | None = None

@@ -19,8 +19,8 @@ from typing import Any, Protocol
 
 from brainkeep.core.embedding import embedding_text, text_hash
 from brainkeep.core.models import Page
+from brainkeep.core.ports.composites import VectorStore
 from brainkeep.core.ports.search_index import SearchScope, SparseIndex
-from brainkeep.core.ports.store import Store
 from brainkeep.core.query import PageScope
 from brainkeep.core.retrieval import CHUNK, MEMORY, EmbedTask, ScoredId
 from brainkeep.core.sparse_terms import NewSparse, SparseTerms
@@ -52,7 +52,7 @@ def task_text(task: EmbedTask) -> str:
 class Sparse:
     """The encoder plus the source's ``SparseIndex``; thread-safe."""
 
-    def __init__(self, store: Store, encoder: SparseEncoder, source_id: str, *,
+    def __init__(self, store: VectorStore, encoder: SparseEncoder, source_id: str, *,
                  index: SparseIndex) -> None:
         self.store = store
         self.encoder = encoder

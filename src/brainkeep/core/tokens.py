@@ -20,14 +20,14 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from brainkeep.core.clock import Clock
-from brainkeep.core.mnemo import validation
+from brainkeep.core.memory import validation
 from brainkeep.core.models import NewEvent
 from brainkeep.core.token_models import ApiToken
 from brainkeep.core.ttl import parse_ttl
 from brainkeep.errors import InvalidInput, NotFound
 
 if TYPE_CHECKING:
-    from brainkeep.core.ports.store import Store
+    from brainkeep.core.ports.composites import TokenStore
 
 __all__ = ["ApiToken", "CreatedToken", "TokenCheck", "TokenService", "hash_secret",
            "parse_scopes"]
@@ -92,7 +92,7 @@ def parse_scopes(raw: str | Iterable[str]) -> tuple[str, ...]:
 class TokenService:
     """Token lifecycle over a Store; brain-wide (tokens are not per source)."""
 
-    store: Store
+    store: TokenStore
     clock: Clock
 
     def create(

@@ -53,9 +53,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from brainkeep.core.access_checks import Problem, check_grants, check_pages
 from brainkeep.core.anchor import ChainHead, check_anchor
 from brainkeep.core.integrity_rows import VerifiedCheckpoint
+from brainkeep.core.memory.models import VerifyOutcome
 from brainkeep.core.memory_checks import BrokenRecord, touched_memories, walk_memories
-from brainkeep.core.mnemo.models import VerifyOutcome
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.composites import ChainStore
 from brainkeep.core.verify_halves import SideWalk, one_after_the_other
 from brainkeep.core.verify_log import walk_events_since
 from brainkeep.core.verify_since import Touched, proved, start_point
@@ -125,7 +125,7 @@ def _records(problems: list[Problem]) -> list[BrokenRecord]:
     return [BrokenRecord(p.kind, p.id, p.reason, slug=p.slug) for p in problems]
 
 
-def walk(store: Store, *, agent_id: str | None = None, thread_id: str | None = None,
+def walk(store: ChainStore, *, agent_id: str | None = None, thread_id: str | None = None,
          created_before: str | None = None, check_log: bool = True,
          trusted_key: Ed25519PublicKey | None = None, since: ChainHead | None = None,
          side: SideWalk | None = None) -> Walk:
@@ -167,7 +167,7 @@ def walk(store: Store, *, agent_id: str | None = None, thread_id: str | None = N
                 events.checkpoints, grants)
 
 
-def _walk_since(store: Store, since: ChainHead, agent_id: str | None, thread_id: str | None,
+def _walk_since(store: ChainStore, since: ChainHead, agent_id: str | None, thread_id: str | None,
                 trusted_key: Ed25519PublicKey | None) -> Walk:
     """The incremental walk: events after ``since``, then the rows they touched."""
     touched = Touched()
@@ -185,7 +185,7 @@ def _walk_since(store: Store, since: ChainHead, agent_id: str | None, thread_id:
                 events.checkpoints, grants, outside)
 
 
-def _start(store: Store, trusted: Ed25519PublicKey | None,
+def _start(store: ChainStore, trusted: Ed25519PublicKey | None,
            anchor: ChainHead | None) -> ChainHead | None:
     checkpoint = start_point(store, trusted=trusted, anchor=anchor)
     return None if checkpoint is None else ChainHead(checkpoint.seq, checkpoint.hash)
@@ -194,14 +194,14 @@ def _start(store: Store, trusted: Ed25519PublicKey | None,
 Transact = Callable[[Callable[[], object]], object]
 
 
-def _in_transaction(store: Store) -> Transact:
+def _in_transaction(store: ChainStore) -> Transact:
     def run(work: Callable[[], object]) -> object:
         with store.transaction():
             return work()
     return run
 
 
-def _settle(store: Store, transact: Transact, broken: bool, head: VerifiedCheckpoint | None
+def _settle(store: ChainStore, transact: Transact, broken: bool, head: VerifiedCheckpoint | None
             ) -> None:
     """Record a proved head, or forget every one once a walk found a break.
 
@@ -215,7 +215,7 @@ def _settle(store: Store, transact: Transact, broken: bool, head: VerifiedCheckp
         transact(lambda: store.record_verified_checkpoint(head))
 
 
-def verify_brain(store: Store, *, trusted_key: Ed25519PublicKey | None = None,
+def verify_brain(store: ChainStore, *, trusted_key: Ed25519PublicKey | None = None,
                  since_verified: bool = False, anchor: ChainHead | None = None,
                  signer: Ed25519PrivateKey | None = None, now: str | None = None,
                  side: SideWalk | None = None) -> VerifyReport:
@@ -251,7 +251,7 @@ def verify_brain(store: Store, *, trusted_key: Ed25519PublicKey | None = None,
                         skipped=() if since is None else skipped_since(since.seq))
 
 
-def verify_memories(store: Store, agent_id: str | None, thread_id: str | None, *,
+def verify_memories(store: ChainStore, agent_id: str | None, thread_id: str | None, *,
                     created_before: str | None = None, check_log: bool = True,
                     visible: Callable[[str], bool] | None = None,
                     now: str | None = None, transact: Transact | None = None,
@@ -262,7 +262,7 @@ def verify_memories(store: Store, agent_id: str | None, thread_id: str | None, *
     totals count memories; a broken event, page, ACL or delegation still
     makes the outcome invalid and is named first (events) or after pages.
 
-    ``visible`` (asked with memory uuids: a reader's scope, core/mnemo/thread_scope.py)
+    ``visible`` (asked with memory uuids: a reader's scope, core/memory/thread_scope.py)
     narrows what is *reported*, not what is checked: every row is still walked,
     because a hash link needs its hidden neighbour (skipping it would report a
     false break). Totals then count visible memories only, and a hidden
@@ -297,7 +297,7 @@ def verify_memories(store: Store, agent_id: str | None, thread_id: str | None, *
 HIDDEN_RECORD = "(a record outside this reader's scope)"
 
 
-def _visible_totals(store: Store, agent_id: str | None, thread_id: str | None,
+def _visible_totals(store: ChainStore, agent_id: str | None, thread_id: str | None,
                     created_before: str | None, broken: tuple[BrokenRecord, ...],
                     visible: Callable[[str], bool]) -> tuple[int, int]:
     """(checked, verified) over the memories ``visible`` admits (vanished rows included)."""

@@ -23,14 +23,14 @@ from typing import Protocol, TypeVar
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from brainkeep.core.access_checks import Problem, check_pages
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.events import EventLog
 from brainkeep.core.verify_log import EventWalk, walk_log
 
 T = TypeVar("T")
 LogAndPages = tuple[EventWalk, tuple[int, list[Problem]]]
 
 
-def log_and_pages(store: Store, trusted: Ed25519PublicKey | None,
+def log_and_pages(store: EventLog, trusted: Ed25519PublicKey | None,
                   marker: int | None) -> LogAndPages:
     """The log-and-pages half: the event log, then every page row."""
     return walk_log(store, trusted), check_pages(store, marker)
@@ -39,13 +39,13 @@ def log_and_pages(store: Store, trusted: Ed25519PublicKey | None,
 class SideWalk(Protocol):
     """Runs ``log_and_pages`` somewhere while the caller runs ``here``."""
 
-    def run(self, store: Store, trusted: Ed25519PublicKey | None, marker: int | None,
+    def run(self, store: EventLog, trusted: Ed25519PublicKey | None, marker: int | None,
             here: Callable[[], T]) -> tuple[LogAndPages, T]:
         """Both halves' results; neither half is left running when this returns."""
         ...
 
 
-def one_after_the_other(store: Store, trusted: Ed25519PublicKey | None, marker: int | None,
+def one_after_the_other(store: EventLog, trusted: Ed25519PublicKey | None, marker: int | None,
                         here: Callable[[], T]) -> tuple[LogAndPages, T]:
     """No side: the log-and-pages half, then ``here``, on the caller's thread."""
     first = log_and_pages(store, trusted, marker)
@@ -58,7 +58,7 @@ class ThreadSide:
     def __init__(self, executor: futures.Executor | None) -> None:
         self.executor = executor
 
-    def run(self, store: Store, trusted: Ed25519PublicKey | None, marker: int | None,
+    def run(self, store: EventLog, trusted: Ed25519PublicKey | None, marker: int | None,
             here: Callable[[], T]) -> tuple[LogAndPages, T]:
         if self.executor is None or store.reopen_target() is None:
             return one_after_the_other(store, trusted, marker, here)

@@ -20,7 +20,7 @@ from brainkeep.core.anchor import CHECKPOINT_KIND, ChainHead, checkpoint_problem
 from brainkeep.core.audit import GENESIS, event_body, event_hash
 from brainkeep.core.memory_checks import BrokenRecord
 from brainkeep.core.models import Event
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.events import EventLog
 from brainkeep.core.verify_since import Touched
 
 
@@ -43,7 +43,7 @@ def _link_reason(seq: int, prev_hash: str, expected: int, prev: str) -> str | No
 _HASH_REASON = "event hash does not match its contents"
 
 
-def walk_events_since(store: Store, trusted: Ed25519PublicKey | None,
+def walk_events_since(store: EventLog, trusted: Ed25519PublicKey | None,
                  since: ChainHead, touched: Touched) -> EventWalk:
     """The log after ``since`` in order: links, hashes, checkpoint signatures; the head."""
     checked, checkpoints = 0, 0
@@ -75,7 +75,7 @@ def _body(event: Event) -> dict[str, Any]:
                       actor=event.actor, payload=event.payload)
 
 
-def walk_log(store: Store, trusted: Ed25519PublicKey | None) -> EventWalk:
+def walk_log(store: EventLog, trusted: Ed25519PublicKey | None) -> EventWalk:
     """The whole log, the same checks as ``walk_events_since`` on lean rows.
 
     The engine renders each event's hash input (core/integrity_rows.py); an

@@ -33,7 +33,7 @@ from brainkeep.core import signing
 from brainkeep.core.anchor import ChainHead, head_message
 from brainkeep.core.integrity_rows import VerifiedCheckpoint
 from brainkeep.core.models import Event
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.events import EventLog
 
 _GRANT_KEYS = {"acl": "acl_hash", "delegation": "delegation_hash"}
 
@@ -77,7 +77,7 @@ def signed_by(checkpoint: VerifiedCheckpoint, key: Ed25519PublicKey) -> bool:
                             head_message(ChainHead(checkpoint.seq, checkpoint.hash)))
 
 
-def start_point(store: Store, *, trusted: Ed25519PublicKey | None,
+def start_point(store: EventLog, *, trusted: Ed25519PublicKey | None,
                 anchor: ChainHead | None) -> VerifiedCheckpoint | None:
     """The newest recorded head a walk may start from (None: walk everything)."""
     for checkpoint in store.verified_checkpoints():

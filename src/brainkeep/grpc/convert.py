@@ -1,4 +1,4 @@
-"""Proto messages <-> core.mnemo values. No rules here: only field mapping.
+"""Proto messages <-> core.memory values. No rules here: only field mapping.
 
 proto3 ``optional`` fields are read with ``HasField`` so "not sent" (None,
 the service picks the default) stays distinct from "sent empty" (validated,
@@ -14,9 +14,9 @@ from typing import Any
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
-from brainkeep.core.mnemo.consolidate import ConsolidateInput
-from brainkeep.core.mnemo.delegation import DelegateInput
-from brainkeep.core.mnemo.models import (
+from brainkeep.core.memory.consolidate import ConsolidateInput
+from brainkeep.core.memory.delegation import DelegateInput
+from brainkeep.core.memory.models import (
     ForgetOutcome,
     RecallResult,
     ReplayOutcome,
@@ -26,15 +26,15 @@ from brainkeep.core.mnemo.models import (
     TopicOutcome,
     VerifyOutcome,
 )
-from brainkeep.core.mnemo.orientation_map import (
+from brainkeep.core.memory.orientation_map import (
     OrientationEntry,
     OrientationMap,
     OrientationRequest,
 )
-from brainkeep.core.mnemo.recall import RecallInput
-from brainkeep.core.mnemo.remember import RememberInput
-from brainkeep.core.mnemo.sharing import ShareInput
-from brainkeep.core.mnemo.trajectory import AuditReport, Finding
+from brainkeep.core.memory.recall import RecallInput
+from brainkeep.core.memory.remember import RememberInput
+from brainkeep.core.memory.sharing import ShareInput
+from brainkeep.core.memory.trajectory import AuditReport, Finding
 from brainkeep.grpc.generated import mnemo_pb2 as pb
 
 

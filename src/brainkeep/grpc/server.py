@@ -14,7 +14,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from brainkeep.core.mnemo.service import MnemoService
+from brainkeep.core.memory.mnemo import MnemoService
 from brainkeep.errors import InvalidInput, Unavailable
 from brainkeep.grpc.auth import BearerTokenInterceptor
 from brainkeep.grpc.generated import mnemo_pb2, mnemo_pb2_grpc

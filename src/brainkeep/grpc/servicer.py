@@ -1,6 +1,6 @@
 """``mnemo.v1.MnemoService``: parse the proto, call ``brain.mnemo``, build the proto.
 
-No rule lives here (they are in ``core.mnemo``); errors become statuses in
+No rule lives here (they are in ``core.memory``); errors become statuses in
 ``grpc.errors.rpc``.
 """
 
@@ -12,7 +12,7 @@ from typing import Any, TypeAlias
 
 import grpc
 
-from brainkeep.core.mnemo.service import MnemoService
+from brainkeep.core.memory.mnemo import MnemoService
 from brainkeep.core.origin import GRPC_ORIGIN_HEADER, GRPC_QUARANTINED_HEADER, ORIGIN_KIND
 from brainkeep.grpc import convert
 from brainkeep.grpc.convert import opt

@@ -44,6 +44,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from brainkeep.core.oauth.password import admin_password_ok
 from brainkeep.core.oauth.service import OAuthService
+from brainkeep.core.ports.composites import MetaStore
 from brainkeep.core.tenant_fence import operator_covers
 from brainkeep.core.tokens import SCOPES, TokenService
 from brainkeep.errors import InvalidInput
@@ -236,9 +237,10 @@ class Consent:
     """The consent page: the operator logs in and approves or denies one request."""
 
     def __init__(self, provider: BrainkeepOAuthProvider, tokens: TokenService,
-                 logins: RateLimiter | None = None) -> None:
+                 passwords: MetaStore, logins: RateLimiter | None = None) -> None:
         self.provider = provider
         self.tokens = tokens
+        self.passwords = passwords  # where the operator's consent password is kept
         # Sign-in attempts per client address: the operator password must not
         # be guessable at network speed.
         self.logins = logins or RateLimiter(LOGINS_PER_MINUTE)
@@ -251,7 +253,7 @@ class Consent:
             token = check.token
             return _Operator(token.org_id) if token is not None and "admin" in token.scopes \
                 else None
-        return _Operator(None) if admin_password_ok(self.tokens.store, login) else None
+        return _Operator(None) if admin_password_ok(self.passwords, login) else None
 
     async def get(self, request: Request) -> Response:
         ticket = request.query_params.get("request", "")
@@ -356,7 +358,7 @@ def oauth_routes(provider: BrainkeepOAuthProvider, service: OAuthService,
     routes += create_protected_resource_routes(resource_url, [issuer_url],
                                                scopes_supported=list(SCOPES),
                                                resource_name="brainkeep")
-    consent = Consent(provider, tokens)
+    consent = Consent(provider, tokens, service.store)
     routes += [Route(CONSENT_PATH, consent.get, methods=["GET"]),
                Route(CONSENT_PATH, consent.post, methods=["POST"])]
     return routes

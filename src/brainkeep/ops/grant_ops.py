@@ -1,7 +1,7 @@
 """Catalog declaration of grant revocation (the `full` surface, admin scope).
 
 ``revoke_grant`` and the CLI's ``share revoke`` / ``delegation revoke`` call
-the one core function, ``core/mnemo/revocation.py`` ``revoke``; the record
+the one core function, ``core/memory/revocation.py`` ``revoke``; the record
 shapes below are shared with the CLI's ``list`` commands.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from brainkeep.core.mnemo import revocation
-from brainkeep.core.mnemo.models import Acl, Delegation
+from brainkeep.core.memory import revocation
+from brainkeep.core.memory.models import Acl, Delegation
 from brainkeep.ops.catalog import Operation, Param
 from brainkeep.ops.context import OpContext
 

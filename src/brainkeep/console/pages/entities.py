@@ -23,8 +23,8 @@ from brainkeep.console.svg import layout
 from brainkeep.console.web import Viewer, page, render
 from brainkeep.core.context import Caller
 from brainkeep.core.fact_status import fact_status
-from brainkeep.core.facts import FACT_LIMIT_MAX
 from brainkeep.core.link_graph import neighbourhood
+from brainkeep.core.memory.facts import FACT_LIMIT_MAX
 from brainkeep.core.models import Memory
 from brainkeep.core.slugs import is_valid_slug, slug_title
 from brainkeep.core.verbs.cards import build_card

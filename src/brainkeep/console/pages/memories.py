@@ -15,8 +15,8 @@ from brainkeep.core import validate
 from brainkeep.core.clock import format_ts
 from brainkeep.core.fact_history import fact_history
 from brainkeep.core.fact_status import fact_status
+from brainkeep.core.memory import validation
 from brainkeep.core.memory_browse import MemoryQuery, browse_memories
-from brainkeep.core.mnemo import validation
 from brainkeep.core.models import FACT_KINDS, SCOPES, VISIBILITIES
 from brainkeep.errors import BrainkeepError, InvalidInput
 

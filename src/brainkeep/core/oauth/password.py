@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from brainkeep.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from brainkeep.core.ports.store import Store
+    from brainkeep.core.ports.composites import MetaStore
 
 META_KEY = "oauth.admin_password"
 MIN_LENGTH = 8
@@ -45,7 +45,7 @@ def password_matches(stored: str | None, password: str | None) -> bool:
     return hmac.compare_digest(actual.hex(), digest)
 
 
-def set_admin_password(store: Store, password: str) -> None:
+def set_admin_password(store: MetaStore, password: str) -> None:
     """Store the consent-page password (hashed); replaces any earlier one.
 
     Raises:
@@ -58,5 +58,5 @@ def set_admin_password(store: Store, password: str) -> None:
         store.set_meta(META_KEY, hash_password(password))
 
 
-def admin_password_ok(store: Store, password: str | None) -> bool:
+def admin_password_ok(store: MetaStore, password: str | None) -> bool:
     return password_matches(store.get_meta(META_KEY), password)

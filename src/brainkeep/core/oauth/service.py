@@ -22,7 +22,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from brainkeep.core.clock import Clock, format_ts
-from brainkeep.core.mnemo import validation
+from brainkeep.core.memory import validation
 from brainkeep.core.models import NewEvent
 from brainkeep.core.oauth.models import ACCESS, CODE, REFRESH, OAuthClient, OAuthGrant
 from brainkeep.core.token_models import ApiToken
@@ -30,7 +30,7 @@ from brainkeep.core.tokens import TokenCheck, hash_secret, parse_scopes
 from brainkeep.errors import InvalidInput, NotFound
 
 if TYPE_CHECKING:
-    from brainkeep.core.ports.store import Store
+    from brainkeep.core.ports.composites import OAuthStore
 
 CODE_TTL_S = 300
 ACCESS_TTL_S = 3600
@@ -84,7 +84,7 @@ def principal_of(grant: OAuthGrant) -> ApiToken:
 class OAuthService:
     """Client registry and grant lifecycle; brain-wide, like bearer tokens."""
 
-    store: Store
+    store: OAuthStore
     clock: Clock
 
     # -- clients ---------------------------------------------------------------

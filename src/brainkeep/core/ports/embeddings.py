@@ -30,7 +30,6 @@ class EmbeddingRepository(Protocol):
     def search_index(
         self, source_id: str, *, model: str | None = None, dim: int = 0
     ) -> SearchIndex: ...
-    def in_transaction(self) -> bool: ...
     @property
     def vectors_available(self) -> bool:
         """Whether the engine can store and search vectors (False: PostgreSQL without

@@ -19,7 +19,7 @@ from brainkeep.core.integrity_rows import (
     Vanished,
     VerifiedCheckpoint,
 )
-from brainkeep.core.mnemo.models import (
+from brainkeep.core.memory.models import (
     AuditEvent,
     ChainRow,
     FactWrite,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from brainkeep.core.mnemo.models import (
+from brainkeep.core.memory.models import (
     MemoryFilter,
 )
 from brainkeep.core.models import (

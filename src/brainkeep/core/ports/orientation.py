@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from brainkeep.core.mnemo.orientation_map import Observation, StoredMap
+from brainkeep.core.memory.orientation_map import Observation, StoredMap
 from brainkeep.core.scope import ReadScope
 
 

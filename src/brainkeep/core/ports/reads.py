@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol
 
-from brainkeep.core.mnemo.reads import MemoryRead
+from brainkeep.core.memory.reads import MemoryRead
 
 
 class ReadRepository(Protocol):

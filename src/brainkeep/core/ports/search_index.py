@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from brainkeep.core.mnemo.models import MemoryFilter
+from brainkeep.core.memory.models import MemoryFilter
 from brainkeep.core.query import PageScope, QueryTerms
 from brainkeep.core.retrieval import EmbedTask, FactFilter, ScoredId
 

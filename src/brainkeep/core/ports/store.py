@@ -1,23 +1,27 @@
 """The Store protocol: the one seam between domain services and an engine.
 
-Domain code talks only to this interface; every engine (SQLite, PostgreSQL)
-implements it and passes the same contract suite (tests/store/). It is
-composed of one repository protocol per concern (core/ports/: pages,
-memories, events, sharing, cursors, tokens, embeddings, reads, erasure) plus
-the engine's SearchIndex; a service may depend on just the repositories it uses. Methods
-never commit on their own: callers group writes in ``transaction()``.
+Every engine (SQLite, PostgreSQL) implements it and passes the same
+contract suite (tests/store/). It is composed of one repository protocol
+per concern (core/ports/: pages, memories, events, sharing, cursors,
+tokens, oauth, embeddings, reads, erasure, quarantine, orientation, meta,
+maintenance) plus ``Transactions`` (transactions.py); ``search_index`` hands out the
+engine's SearchIndex. Services take only the repositories they use, or a
+composite of them (composites.py); the composition root (brain.py) passes
+this one engine object to each. Methods never commit on their own: callers
+group writes in ``transaction()``.
 """
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from brainkeep.core.ports.cursors import CursorRepository
 from brainkeep.core.ports.embeddings import EmbeddingRepository
 from brainkeep.core.ports.erasure import ErasureRepository
 from brainkeep.core.ports.events import EventLog
+from brainkeep.core.ports.maintenance import Maintenance
 from brainkeep.core.ports.memories import MemoryRepository
+from brainkeep.core.ports.meta import MetaRepository
 from brainkeep.core.ports.oauth import OAuthRepository
 from brainkeep.core.ports.orientation import OrientationRepository
 from brainkeep.core.ports.pages import PageRepository
@@ -25,13 +29,14 @@ from brainkeep.core.ports.quarantine import QuarantineRepository
 from brainkeep.core.ports.reads import ReadRepository
 from brainkeep.core.ports.sharing import SharingRepository
 from brainkeep.core.ports.tokens import TokenRepository
+from brainkeep.core.ports.transactions import Transactions
 
 
 class Store(
     QuarantineRepository,
     PageRepository, MemoryRepository, EventLog, SharingRepository, CursorRepository,
     TokenRepository, OAuthRepository, EmbeddingRepository, ReadRepository, ErasureRepository,
-    OrientationRepository, Protocol,
+    OrientationRepository, MetaRepository, Maintenance, Transactions, Protocol,
 ):
     """What domain services need from persistence.
 
@@ -44,32 +49,9 @@ class Store(
 
     engine_name: str
 
-    # -- lifecycle & meta --------------------------------------------------
-    def transaction(self) -> AbstractContextManager[None]: ...
-    def session(self) -> AbstractContextManager[None]:
-        """One request's statements, outside any transaction, on one connection (re-entrant).
-
-        Engines with a connection pool check a connection out once for the
-        block instead of once per statement; an embedded engine has nothing
-        to share and returns a no-op. It changes no isolation: each statement
-        still sees the latest commits.
-        """
-        ...
-    def side_session(self) -> AbstractContextManager[bool]:
-        """A ``session()`` for a read run beside another thread's, if one can be had now.
-
-        Yields True inside the session, or False (holding nothing) when the
-        engine has no connection to spare without waiting: a pool whose
-        connections are held by the threads waiting for this read must not
-        make it wait for them. The caller then does the read itself.
-        """
-        ...
+    # -- lifecycle ---------------------------------------------------------
     def close(self) -> None: ...
-    def optimize(self) -> None: ...
     def schema_version(self) -> int: ...
-    def get_meta(self, key: str) -> str | None: ...
-    def set_meta(self, key: str, value: str) -> None: ...
-    def counts(self) -> dict[str, int]: ...
     def size_bytes(self) -> int: ...
     def describe(self) -> dict[str, Any]:
         """What `doctor` shows about the engine, engine-neutral keys, never a secret.

@@ -19,7 +19,7 @@ from brainkeep.core.context import Caller
 from brainkeep.core.injection import Verdict, scan
 from brainkeep.core.models import Memory, Page
 from brainkeep.core.pages import PageService
-from brainkeep.core.ports.store import Store
+from brainkeep.core.ports.composites import QuarantineStore
 from brainkeep.core.quarantine.models import STATUSES, HeldEntry
 from brainkeep.core.tenant_fence import operator_covers
 from brainkeep.errors import InvalidInput, NotFound, PermissionDenied
@@ -44,7 +44,7 @@ class HeldItem:
 class QuarantineService:
     """The review queue of one source."""
 
-    store: Store
+    store: QuarantineStore
     clock: Clock
     pages: PageService
     source_id: str

@@ -10,9 +10,9 @@ from brainkeep.core.clock import format_ts
 from brainkeep.core.context import Caller
 from brainkeep.core.entities import resolve_entity
 from brainkeep.core.limits import ORIENTATION_BUDGET_DEFAULT
-from brainkeep.core.mnemo import validation as mnemo_validation
-from brainkeep.core.mnemo.orientation import line, read_map
-from brainkeep.core.mnemo.orientation_map import OrientationEntry, OrientationMap
+from brainkeep.core.memory import validation as mnemo_validation
+from brainkeep.core.memory.orientation import line, read_map
+from brainkeep.core.memory.orientation_map import OrientationEntry, OrientationMap
 from brainkeep.core.models import Memory
 from brainkeep.core.verbs.cards import build_card
 from brainkeep.core.verbs.common import (

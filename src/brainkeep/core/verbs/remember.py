@@ -94,7 +94,8 @@ def forget(
     if redact:
         redacted, receipt = redact_fact(brain.store, brain.clock, brain.source_id,
                                         result.memory, actor=caller.client_id,
-                                        issuer=brain.receipts, counted=counted)
+                                        issuer=brain.receipts, writer=brain.facts.writer,
+                                        counted=counted)
         response["redacted"] = redacted
         response["receipt"] = receipt
     return response

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 from brainkeep.core.clock import Clock
 
 if TYPE_CHECKING:
-    from brainkeep.core.facts import FactService
     from brainkeep.core.hybrid import FactSearch
+    from brainkeep.core.memory.facts import FactService
     from brainkeep.core.overlap import Overlap
-    from brainkeep.core.ports.store import Store
+    from brainkeep.core.ports.composites import VerbStore
     from brainkeep.core.receipts import ReceiptIssuer
     from brainkeep.core.search import SearchService
     from brainkeep.errors import BrainkeepError
@@ -42,7 +42,7 @@ class VerbServices:
         receipts: Issues the receipt of ``forget`` with ``redact``; None: no receipt.
     """
 
-    store: Store
+    store: VerbStore
     clock: Clock
     source_id: str
     facts: FactService

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from brainkeep.core.mnemo.models import MemoryFilter
+from brainkeep.core.memory.models import MemoryFilter
 from brainkeep.core.retrieval import FactFilter
 from brainkeep.store.sql import filters
 from brainkeep.store.sql.dialect import POSTGRES, to_psycopg

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from brainkeep.core.mnemo.models import MemoryFilter
+from brainkeep.core.memory.models import MemoryFilter
 from brainkeep.core.query import QueryTerms
 from brainkeep.core.retrieval import FactFilter, ScoredId
 from brainkeep.store.postgres.columns import memory_columns

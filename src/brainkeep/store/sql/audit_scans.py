@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from brainkeep.core.mnemo.models import AUDIT_EVENT_KINDS, AuditEvent, ChainRow, FactWrite
+from brainkeep.core.memory.models import AUDIT_EVENT_KINDS, AuditEvent, ChainRow, FactWrite
 from brainkeep.core.scope import ReadScope
 from brainkeep.store.sql import scope as sql_scope
 from brainkeep.store.sql.dialect import SQL, Dialect, named
@@ -27,7 +27,7 @@ def _seen(d: Dialect, scope: ReadScope, now: str | None, params: dict[str, Any])
     """The read rule over ``memories m`` (grants need the instant they must be live at)."""
     if now is None:
         raise ValueError("a scoped scan needs `now` (ACL and delegation expiry)")
-    return sql_scope.readable(scope, now, named(params), dialect=d)
+    return sql_scope.readable(scope, now, named(params))
 
 
 def _event_seen(d: Dialect, scope: ReadScope, now: str, params: dict[str, Any]) -> str:
@@ -51,7 +51,7 @@ def _event_seen(d: Dialect, scope: ReadScope, now: str, params: dict[str, Any]) 
         f"WHERE g.uuid = events.subject_id) AND {d.json_text('events.payload', 'org_id')} "
         f"{d.null_safe_eq} {bind(scope.org_id)}{owner}"
     )
-    readable = sql_scope.readable(scope, now, bind, dialect=d)
+    readable = sql_scope.readable(scope, now, bind)
     return (f"(events.kind = 'memory.recall' OR EXISTS (SELECT 1 FROM memories m "
             f"WHERE m.uuid = {ref} AND {readable}) OR ({gone}))")
 

@@ -98,7 +98,7 @@ class ChangesMixin:
         params: list[object] = [FACT_CHANGE, after_seq, upto_seq, source_id, source_id]
         bind = positional(params)
         alive = live(now, bind, "m")
-        seen = readable(scope, now, bind, "m", dialect=self.sql.dialect)
+        seen = readable(scope, now, bind, "m")
         params.append(limit)
         rows = self.sql.all(
             "SELECT e.seq AS change_seq, m.* FROM events e "

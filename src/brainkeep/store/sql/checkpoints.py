@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from brainkeep.core.mnemo.models import Checkpoint
+from brainkeep.core.memory.models import Checkpoint
 from brainkeep.core.models import Memory
 from brainkeep.core.scope import ReadScope
 from brainkeep.store.sql.dialect import SQL, named
@@ -89,7 +89,7 @@ class CheckpointsMixin:
         params: dict[str, Any] = {"source": source_id, "agent": agent_id, "thread": thread_id,
                                   "at": at}
         seen = "" if scope is None else " AND " + readable(
-            scope, now or at, named(params), dialect=self.sql.dialect)
+            scope, now or at, named(params))
         rows = self.sql.all(
             "SELECT m.* FROM memories m WHERE m.source_id = :source AND m.agent_id = :agent "
             f"AND m.thread_id = :thread AND {alive} "

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from brainkeep.core.mnemo.models import MemoryFilter
+from brainkeep.core.memory.models import MemoryFilter
 from brainkeep.core.retrieval import FactFilter
 from brainkeep.store.sql.dialect import Dialect, named, positional
 from brainkeep.store.sql.scope import live, readable
@@ -38,7 +38,7 @@ def memory_filter_sql(filt: MemoryFilter, dialect: Dialect) -> tuple[str, dict[s
     scope = filt.read_scope
     clauses = [
         f"{_by_ids_hint(dialect)}m.source_id = :source",
-        readable(scope, filt.now, bind, dialect=dialect),
+        readable(scope, filt.now, bind),
         live(filt.now, bind, as_of=scope.as_of),
     ]
     if filt.memory_type:
@@ -79,7 +79,7 @@ def fact_filter_sql(
             params.append(value)
     bind = positional(params)
     table = a.rstrip(".") or "memories"
-    clauses.append(readable(filt.scope, filt.now, bind, table, dialect=dialect))
+    clauses.append(readable(filt.scope, filt.now, bind, table))
     clauses.append(live(filt.now, bind, table, as_of=filt.scope.as_of,
                         include_expired=filt.include_expired))
     if filt.text_contains:

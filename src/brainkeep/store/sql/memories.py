@@ -167,7 +167,7 @@ class MemoriesMixin(MemoryTextUpkeep):
         """An active memory ``scope`` can read with the same entity and normalized text."""
         dialect = self.sql.dialect
         params: list[object] = [source_id, entity_slug, normalized_text]
-        seen = readable(scope, now, positional(params), "memories", dialect=dialect)
+        seen = readable(scope, now, positional(params), "memories")
         params.append(now)
         row = self.sql.one(
             f"SELECT * FROM memories WHERE source_id = ? AND entity_slug {dialect.null_safe_eq} ? "
@@ -204,7 +204,7 @@ class MemoriesMixin(MemoryTextUpkeep):
             clauses.append(f"m.created_at >= {bind(since)}")
         if session_id is not None:
             clauses.append(f"m.session_id = {bind(session_id)}")
-        clauses.append(readable(scope, now, bind, dialect=self.sql.dialect))
+        clauses.append(readable(scope, now, bind))
         clauses.append(live(now, bind, as_of=scope.as_of, include_expired=include_expired))
         if kinds:
             clauses.append(self.sql.dialect.in_named("m.kind", kinds, params, "kind"))
@@ -225,7 +225,7 @@ class MemoriesMixin(MemoryTextUpkeep):
         self, source_id: str, entity_slug: str, now: str, *, scope: ReadScope
     ) -> int:
         params: list[object] = [source_id, entity_slug, now]
-        seen = readable(scope, now, positional(params), "memories", dialect=self.sql.dialect)
+        seen = readable(scope, now, positional(params), "memories")
         return int(
             self.sql.scalar(
                 f"SELECT COUNT(*) FROM memories WHERE source_id = ? AND entity_slug = ? "
@@ -257,7 +257,7 @@ class MemoriesMixin(MemoryTextUpkeep):
     ) -> list[Memory]:
         """Active memories ``scope`` reads after the keyset ``(created_at, id)``, oldest first."""
         params: list[object] = [source_id, now]
-        seen = readable(scope, now, positional(params), "memories", dialect=self.sql.dialect)
+        seen = readable(scope, now, positional(params), "memories")
         params += [after_ts, after_ts, after_id, limit]
         rows = self.sql.all(
             f"SELECT * FROM memories WHERE source_id = ? AND {ACTIVE} AND {seen} "

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from brainkeep.core.mnemo.models import Acl, Delegation, Grant, MemoryFilter
+from brainkeep.core.memory.models import Acl, Delegation, Grant, MemoryFilter
 from brainkeep.core.models import Memory
 from brainkeep.store.sql.dialect import SQL
 from brainkeep.store.sql.filters import memory_filter_sql

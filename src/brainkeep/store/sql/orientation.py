@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from brainkeep.core.mnemo.orientation_map import KINDS, Observation, StoredEntry, StoredMap
+from brainkeep.core.memory.orientation_map import KINDS, Observation, StoredEntry, StoredMap
 from brainkeep.core.scope import ReadScope
 from brainkeep.store.sql.dialect import SQL, named
 from brainkeep.store.sql.scope import live, readable
@@ -70,7 +70,7 @@ class OrientationMixin:
             return StoredMap(hit_count=int(row["hit_count"]))
         params: dict[str, Any] = {"source": source_id}
         bind = named(params)
-        where = (f"m.source_id = :source AND {readable(scope, now, bind, dialect=self.sql.dialect)}"
+        where = (f"m.source_id = :source AND {readable(scope, now, bind)}"
                  f" AND {live(now, bind)}")
         # Driven from the namespace's rows, one source-row lookup each: the cost
         # follows the namespace, not the brain. As a join, PostgreSQL's planner

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from brainkeep.core.mnemo.reads import MemoryRead
+from brainkeep.core.memory.reads import MemoryRead
 from brainkeep.store.sql.dialect import SQL
 
 _COLUMNS = "ts, source_id, org_id, agent_id, thread_id, surface, strategy, memory_ids"

@@ -6,7 +6,7 @@ import json
 from typing import Any, Protocol
 
 from brainkeep.core.limits import MAX_STORED_FRONTMATTER_CHARS
-from brainkeep.core.mnemo.models import Checkpoint
+from brainkeep.core.memory.models import Checkpoint
 from brainkeep.core.models import Event, Memory, Page
 
 _PAGE_FIELDS = (

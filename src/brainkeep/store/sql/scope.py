@@ -12,7 +12,7 @@ in the portable marks (``store/sql/dialect.py``) or an engine's own.
 from __future__ import annotations
 
 from brainkeep.core.scope import OPEN_SCOPES, ReadScope
-from brainkeep.store.sql.dialect import Bind, Dialect
+from brainkeep.store.sql.dialect import Bind
 
 _OPEN = ", ".join(f"'{s}'" for s in OPEN_SCOPES)
 
@@ -20,7 +20,7 @@ _OPEN = ", ".join(f"'{s}'" for s in OPEN_SCOPES)
 def acl_live(acl: str, now: str) -> str:
     """An ACL row (alias ``acl``) that has not expired at placeholder ``now``.
 
-    A revoked ACL has no row (core/mnemo/revocation.py), so it is never live.
+    A revoked ACL has no row (core/memory/revocation.py), so it is never live.
     """
     return f"({acl}.expires_at IS NULL OR {acl}.expires_at > {now})"
 
@@ -41,7 +41,7 @@ def delegation_covers(d: str, t: str, now: str) -> str:
     """A live delegation row (alias ``d``) whose owner and selector cover memory ``t``.
 
     Revoking a delegation removes its row and its re-delegations' rows
-    (core/mnemo/revocation.py), so a child never outlives its parent's revocation.
+    (core/memory/revocation.py), so a child never outlives its parent's revocation.
     """
     return (
         f"{d}.owner = {t}.agent_id AND ({d}.expires_at IS NULL OR {d}.expires_at > {now}) AND ("
@@ -68,8 +68,7 @@ def tenant(table: str, org_id: str | None, bind: Bind) -> str:
     return f"{table}.org_id = {bind(org_id)}"
 
 
-def readable(scope: ReadScope, now: str, bind: Bind, table: str = "m", *,
-             dialect: Dialect) -> str:
+def readable(scope: ReadScope, now: str, bind: Bind, table: str = "m") -> str:
     """WHERE fragment: rows of ``table`` the scope's reader may see (lifecycle aside).
 
     Tenant always applies; trusted readers (the local CLI) see every row of

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol, TypeVar
 
-from brainkeep.core.mnemo.models import MemoryFilter
+from brainkeep.core.memory.models import MemoryFilter
 from brainkeep.core.ports.search_index import SearchScope
 from brainkeep.core.query import PageScope, QueryTerms
 from brainkeep.core.retrieval import CHUNK, MEMORY, PAGE, FactFilter, ScoredId

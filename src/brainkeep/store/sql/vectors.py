@@ -327,7 +327,7 @@ class VectorsMixin(VectorColumn):
             vector, join = "NULL AS _vector", ""
         params += [source_id, entity_slug, now]
         dialect = self.sql.dialect
-        visible = readable(scope, now, positional(params), dialect=dialect)
+        visible = readable(scope, now, positional(params))
         among = dialect.in_list("m.visibility", visibilities, params)
         params.append(limit)
         rows = self.sql.all(

@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from brainkeep.core.memories.writes import normalize_fact
+from brainkeep.core.memory.writes import normalize_fact
 from brainkeep.errors import BrainkeepError, Busy, StoreError
 from brainkeep.store.sqlite.statistics import watch
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from brainkeep.core.mnemo.models import MemoryFilter
+from brainkeep.core.memory.models import MemoryFilter
 from brainkeep.core.ports.search_index import SearchScope
 from brainkeep.core.query import QueryTerms
 from brainkeep.core.retrieval import CHUNK, MEMORY, FactFilter, ScoredId
