@@ -13,7 +13,7 @@ of each part this machine sent, so an appended transcript sends only its
 changed last part and new ones.
 
 A ``stop`` (end of turn) must not wait on the network: ``spawn`` starts a
-detached ``python -m brainkeep.hooks.remote_bank`` that banks with the
+detached ``python -m brainkeep.hooks.remote_bank_run`` that banks with the
 bank events' deadline and writes its own heartbeat line (event
 ``remote-bank``). The token reaches it in its environment, never argv.
 """
@@ -24,7 +24,6 @@ import hashlib
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -79,31 +78,6 @@ def bank_remotely(call: Call, path: str, fmt: str, state: StateFile) -> dict[str
 def spawn(url: str, token: str, path: str, fmt: str, home: Path) -> None:
     """Bank in a detached process (its own session: the host's turn does not wait)."""
     subprocess.Popen(
-        [sys.executable, "-m", "brainkeep.hooks.remote_bank", url, path, fmt, str(home)],
+        [sys.executable, "-m", "brainkeep.hooks.remote_bank_run", url, path, fmt, str(home)],
         env={**os.environ, "BRAINKEEP_HOOK_TOKEN": token}, stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-
-
-def main(argv: list[str]) -> int:
-    """The detached run: bank, then one heartbeat line; always exits 0."""
-    from brainkeep.hooks.backend import Deadline, HookFailure, RemoteBackend
-
-    url, path, fmt, raw_home = argv
-    home = Path(raw_home)
-    started = time.monotonic()
-    line: dict[str, Any] = {"host": "remote", "event": "remote-bank", "backend": "remote"}
-    try:
-        backend = RemoteBackend(url, os.environ.get("BRAINKEEP_HOOK_TOKEN", ""),
-                                Deadline(BANK_DEADLINE_S), home)
-        line.update(backend.bank(path, fmt, wait=True), code="ok")
-    except HookFailure as failure:
-        line["code"] = failure.code
-    except Exception:  # noqa: BLE001 - fail open: a heartbeat code, never a traceback
-        line["code"] = "internal"
-    line["ms"] = int((time.monotonic() - started) * 1000)
-    hook_log.record(home, line)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
