@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from brainkeep.core import injection_rules as r
+from brainkeep.core.injection_anchors import WORD_TABLE
 
 # The score at which a write is stored quarantined: one strong rule, or two weak ones.
 INJECTION_THRESHOLD = 1.0
@@ -27,12 +28,12 @@ INJECTION_THRESHOLD = 1.0
 # injection hidden in the middle of a megabyte page is still found by the
 # character rules, which read everything.
 _PATTERN_WINDOW = 65_536
-# In a text longer than _LONG a pattern runs only near its gate words (this
-# many characters either side): Python's regex engine tries every
-# alternative at every position, so a 4,000-character fact would otherwise
-# cost milliseconds. Every match holds a gate word and spans far less.
+# In a text longer than this a rule's pattern is tried only where one of its
+# alternatives' literal heads occurs (core/injection_anchors.py): Python's
+# regex engine tries every alternative at every position, so one pass per
+# rule over a 4,000-character fact would cost milliseconds. The matches are
+# the same; a short text is cheaper matched in one pass.
 _LONG = 1024
-_RADIUS = 200
 
 
 @dataclass(frozen=True)
@@ -60,13 +61,23 @@ def scan(text: str) -> Verdict:
     """
     hits: dict[str, float] = {}
     folded = text
+    # One C-speed scan for any character a character rule counts or the
+    # folding maps; accents and dashes (the usual non-ASCII) find none, and
+    # such a text needs only NFKC.
     if not text.isascii():
-        _characters(text, hits)
-        folded = _fold(text)
+        if r.SUSPECT_CHARS.search(text) is None:
+            folded = unicodedata.normalize("NFKC", text)
+        else:
+            _characters(text, hits)
+            folded = _fold(text)
     if len(folded) > 2 * _PATTERN_WINDOW:
         folded = folded[:_PATTERN_WINDOW] + "\n" + folded[-_PATTERN_WINDOW:]
-    _base64(folded, hits)
-    _patterns(folded.lower(), hits)
+    data = folded.encode("utf-8", "surrogatepass")
+    # Two bytes.translate passes (~1 ns a byte): a base64 run needs 80
+    # base64 bytes in a row, and the gates need the text's words.
+    if r.BASE64_SEED in data.translate(r.BASE64_TABLE):
+        _base64(folded, hits)
+    _patterns(folded.lower(), frozenset(data.translate(WORD_TABLE).split()), hits)
     if not hits:
         return CLEAN
     return Verdict(round(sum(hits.values()), 2), tuple(hits))
@@ -74,23 +85,36 @@ def scan(text: str) -> Verdict:
 
 def _fold(text: str) -> str:
     """The text the pattern rules read: invisible characters out, NFKC, homoglyphs to Latin."""
-    stripped = r.HIDDEN_CHARS.sub("", text)
-    return unicodedata.normalize("NFKC", stripped).translate(r.CONFUSABLES)
+    folded = unicodedata.normalize("NFKC", r.HIDDEN_CHARS.sub("", text))
+    # str.translate with a dict walks every character in Python-object steps
+    # (~150 ns each): only the runs of look-alikes are translated.
+    return r.CONFUSABLE_RUNS.sub(_unconfuse, folded)
+
+
+def _unconfuse(match: re.Match[str]) -> str:
+    return match.group().translate(r.CONFUSABLES)
 
 
 def _quoted_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in r.QUOTED.finditer(text)]
 
 
-def _patterns(text: str, hits: dict[str, float]) -> None:
-    """The pattern rules over ``text`` (lower-cased: the patterns are written in lower case)."""
+def _patterns(text: str, words: frozenset[bytes], hits: dict[str, float]) -> None:
+    """The pattern rules over ``text`` (lower-cased: the patterns are written in lower case).
+
+    ``words`` are the text's words (injection_anchors.words_of): each gate is
+    a few set look-ups instead of a substring search of the whole text.
+    """
     quotes: list[tuple[int, int]] | None = None
     discussed: bool | None = None
+    seen: dict[str, list[int]] = {}
     for rule in r.PATTERN_RULES:
-        if not any(word in text for word in rule.gate):
+        if not rule.opened_by(words, text):
+            continue
+        if rule.prefilter is not None and rule.prefilter.search(text) is None:
             continue
         weight = 0.0
-        for match in _matches(rule, text):
+        for match in _matches(rule, text, words, seen):
             factor = 1.0
             if rule.directive:
                 if quotes is None:
@@ -111,27 +135,12 @@ def _patterns(text: str, hits: dict[str, float]) -> None:
             hits[rule.id] = weight
 
 
-def _matches(rule: r.PatternRule, text: str) -> Iterator[re.Match[str]]:
-    """The rule's matches: over the whole text, or near its gate words in a long one."""
-    if len(text) <= _LONG or not rule.windowed:
-        yield from rule.pattern.finditer(text)
-        return
-    spans: list[tuple[int, int]] = []
-    for word in rule.gate:
-        at = text.find(word)
-        while at != -1:
-            spans.append((max(0, at - _RADIUS), at + len(word) + _RADIUS))
-            at = text.find(word, at + 1)
-    if not spans:
-        return
-    spans.sort()
-    start, end = spans[0]
-    for a, b in spans[1:]:
-        if a > end:
-            yield from rule.pattern.finditer(text, start, end)
-            start = a
-        end = max(end, b)
-    yield from rule.pattern.finditer(text, start, end)
+def _matches(rule: r.PatternRule, text: str, words: frozenset[bytes],
+             seen: dict[str, list[int]]) -> Iterator[re.Match[str]]:
+    """The rule's matches: one regex pass over a short text, anchored ones in a long one."""
+    if len(text) <= _LONG:
+        return rule.pattern.finditer(text)
+    return rule.anchored.finditer(text, words, seen)
 
 
 def _speaks_to_reader(text: str, start: int, end: int) -> bool:
@@ -170,6 +179,10 @@ def _characters(text: str, hits: dict[str, float]) -> None:
 
 
 def _homoglyph_weight(text: str) -> float:
+    # Accents and dashes are the usual non-ASCII: one C-speed scan for a
+    # Greek, Cyrillic or styled letter spares the word-by-word loop.
+    if r.MIXABLE_SCRIPTS.search(text) is None:
+        return 0.0
     weight = 0.0
     for word in text.split():
         if word.isascii():

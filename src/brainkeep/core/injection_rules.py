@@ -20,11 +20,12 @@ accident.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from brainkeep.core.injection_anchors import Anchored, words_of
 
 MENTION_QUOTED = 0.25
 MENTION_DISCUSSED = 0.5
-
 
 
 def _g(words: str) -> tuple[str, ...]:
@@ -44,9 +45,28 @@ class PatternRule:
     # substring test costs nanoseconds, a regex over a turn microseconds.
     gate: tuple[str, ...]
     summary: str
-    # Looked for near gate words only, in long texts (core/injection.py);
-    # False for a rule whose match may span far (fake chat turns).
-    windowed: bool = True
+    # Run the pattern only when this (cheap, anchored) regex finds something.
+    prefilter: re.Pattern[str] | None = None
+    # The gate as the scorer tests it (derived in __post_init__): each entry
+    # of ``gate`` is open when all its words are in the text (a plural "s"
+    # counts as the word); an entry with no word bytes ("<", "://") is
+    # looked for as a substring.
+    gate_words: tuple[frozenset[bytes], ...] = field(init=False, repr=False)
+    gate_marks: tuple[str, ...] = field(init=False, repr=False)
+    anchored: Anchored = field(init=False, repr=False)  # how a long text is matched
+
+    def __post_init__(self) -> None:
+        entries = [(entry, frozenset(words_of(entry))) for entry in self.gate]
+        plurals = [frozenset({next(iter(w)) + end}) for _, w in entries if len(w) == 1
+                   for end in (b"s", b"es")]
+        object.__setattr__(self, "gate_words", tuple(w for _, w in entries if w) + tuple(plurals))
+        object.__setattr__(self, "gate_marks", tuple(e for e, w in entries if not w))
+        object.__setattr__(self, "anchored", Anchored.of(self.pattern))
+
+    def opened_by(self, words: frozenset[bytes], text: str) -> bool:
+        """Whether the gate is open for a text with these ``words``."""
+        return any(entry <= words for entry in self.gate_words) or any(
+            mark in text for mark in self.gate_marks)
 
 
 _SENSITIVE = (
@@ -64,7 +84,7 @@ _SENT = _SENSITIVE[:-1] + "|memories)"
 # Every alternative of _SENSITIVE holds one of these.
 SENSITIVE_GATE = ("prompt", "instructions", "system message", "ssh", "id_rsa", "id_ed25519",
                   ".aws", "/etc/", ".netrc", ".pgpass", "git-credentials", "kubeconfig",
-                  "key", "passw", "passphrase", "secret", "credential",
+                  "key", "password", "passwd", "passphrase", "secret", "credential",
                   "token", "variables", ".env", "cookie", "conversation", "chat history",
                   "context window", "memories", "user data", "user's data", "credit card")
 _NEGATED = r"(?<!never )(?<!not )(?<!n't )(?<!no )(?<!avoid )"
@@ -112,11 +132,12 @@ PATTERN_RULES: tuple[PatternRule, ...] = (
             r"|previas)|\bignoriere\s+(?:alle\s+)?(?:vorherigen|bisherigen)\s+anweisungen",
             0), True,
         _g("instruction|prompt|directive|direction|rule|guideline|guardrail|command|"
-           "programming|orders|constraint|polic|messages|system message|guidance|no longer|"
+           "programming|orders|constraint|policy|policies|messages|system message|guidance|"
+           "no longer|"
            "attention|forget|everything above|everything before|anything above|"
            "anything before|all above|all before|text above|text before|context above|"
            "context before|content above|content before|filter|safety|moderation|"
-           "whatever this|what this|everything this|not what your|instruc|anweisung"),
+           "whatever this|what this|everything this|not what your|instrucciones|anweisungen"),
         "tells the reader to drop its instructions (ignore/disregard/override previous "
         "instructions, new instructions follow)"),
     PatternRule(
@@ -139,7 +160,7 @@ PATTERN_RULES: tuple[PatternRule, ...] = (
             r"|\brespond\s+as\s+['\"]?\w+bot\b|\bstop\s+being\s+(?:an?\s+)?(?:assistant|ai"
             r"|helpful|safe)\b|\bact\s+as\s+my\s+(?:deceased|late|dead)\s+\w+",
             0), True,
-        _g("you are|from now on|act as|behave as|respond as|pretend|mode|your |the real|"
+        _g("you are|from now on|act as|behave as|respond as|pretend|mode|your|the real|"
            "you have been|stop being"),
         "reassigns the reader's role or mode (you are now an unrestricted AI, your new "
         "role is, developer mode enabled)"),
@@ -148,8 +169,8 @@ PATTERN_RULES: tuple[PatternRule, ...] = (
             r"(?:^|\n)\s*\[?\s*(?:system|admin(?:istrator)?|developer|root|security|operator)"
             r"\s+(?:override|notice|directive|instruction|command|alert|message|update)s?\s*\]?"
             r"\s*:|\[\s*(?:system|admin|developer)(?:\s+(?:message|notice|note|override"
-            r"|prompt))?\s*\]|\b(?:the\s+)?(?:admin|administrator|developer|operator|system)\s+"
-            r"says\s*:|\bnew\s+system\s+(?:prompt|message|instructions)\b"
+            r"|prompt))?\s*\]|\b(?:admin|administrator|developer|operator|system)\s+says\s*:"
+            r"|\bthe\s+(?:admin|administrator|developer|operator|system)\s+says\s*:|\bnew\s+system\s+(?:prompt|message|instructions)\b"
             r"|\b(?:message|instruction|notice|order)s?\s+from\s+(?:the\s+|your\s+)?(?:system"
             r"|developers?|administrators?|admins?|operators?|openai|anthropic|creators?)\s*:"
             r"|\bthis\s+is\s+your\s+(?:system\s+)?(?:administrator|admin|developer|operator"
@@ -194,7 +215,7 @@ PATTERN_RULES: tuple[PatternRule, ...] = (
             r"|message)\s+(?:to|for))?\s*(?:the\s+|any\s+|all\s+)?(?:automated\s+)?(?:ai|llm"
             r"|model|assistant|chatbot|bot)s?\s*[,:!]",
             0), True,
-        _g("ai |ai,|ai:|ai!|ai.|ais |llm|model|assistant|chatbot|bot|agent|claude|gpt|when you"),
+        _g("ai|llm|model|assistant|chatbot|bot|agent|claude|gpt|when you"),
         "addresses the model that will read the memory"),
     PatternRule(
         "secrecy", 0.5, re.compile(
@@ -276,7 +297,11 @@ PATTERN_RULES: tuple[PatternRule, ...] = (
             r"|^\s*(?:#{1,4}\s*)?(?:system|developer)\s*(?:message|prompt)?\s*:",
             0), True,
         _g("system|assistant|human|user|ai|developer|claude|chatgpt|gpt"),
-        "fake chat-turn headers (System:, Assistant:, a second Human: line)", windowed=False),
+        "fake chat-turn headers (System:, Assistant:, a second Human: line)",
+        # Every match starts with a role header at the start of a line: one
+        # anchored scan finds whether there is one before the costly pattern runs.
+        prefilter=re.compile(r"^[ \t#]*(?:system|assistant|human|user|ai|developer|claude"
+                             r"|chatgpt|gpt)[^:\n]{0,12}:", re.MULTILINE)),
     PatternRule(
         "run_command", 1.0, re.compile(
             r"\b(?:curl|wget|iwr|invoke-webrequest)\b[^\n|;]{0,200}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b"
@@ -284,7 +309,7 @@ PATTERN_RULES: tuple[PatternRule, ...] = (
             r"|\b(?:base64\s+-d|frombase64string)\b[^\n]{0,80}\|\s*(?:ba)?sh"
             r"|\b(?:nc|ncat|netcat)\s+-e\b",
             0), False,
-        _g("curl|wget|iwr|invoke-webrequest|rm -|chmod|base64|frombase64|nc |ncat|netcat"),
+        _g("curl|wget|iwr|invoke-webrequest|rm|chmod|base64|frombase64string|nc|ncat|netcat"),
         "a download-and-run or destructive shell line (curl ... | sh, rm -rf /)"),
     PatternRule(
         "tool_invocation", 1.0, re.compile(
@@ -339,6 +364,10 @@ GREEK_SYMBOLS = frozenset("μπΔΩαβγλσθτφχψωΣΠ")
 BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{80,}={0,2}")
 BASE64_STRONG = 160
 HEX_ONLY = re.compile(r"[0-9a-fA-F]+")
+# The prefilter: BASE64_RUN's characters as "x", every other byte a space.
+BASE64_TABLE = bytes(120 if chr(c).isascii() and (chr(c).isalnum() or chr(c) in "+/_-") else 32
+                     for c in range(256))
+BASE64_SEED = b"x" * 80
 # Cyrillic letters that look like Latin ones: folded before the directive rules.
 CONFUSABLES = str.maketrans({
     "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i",
@@ -348,6 +377,16 @@ CONFUSABLES = str.maketrans({
     "ν": "v", "ι": "i", "Ι": "I", "Ο": "O", "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z",
     "Η": "H", "Κ": "K", "Μ": "M", "Ν": "N", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
 })
+
+_CONFUSABLE_CLASS = "[" + "".join(sorted(map(chr, CONFUSABLES))) + "]"
+CONFUSABLE_RUNS = re.compile(_CONFUSABLE_CLASS + "+")
+# Letters of the scripts the homoglyph rule counts (core/injection._homoglyph_weight).
+MIXABLE_SCRIPTS = re.compile("[\u0370-\u03ff\u0400-\u04ff\uff21-\uff5a\U0001d400-\U0001d7ff]")
+
+# Any character a character rule counts or the folding maps.
+SUSPECT_CHARS = re.compile("[" + "".join(sorted(BIDI | INVISIBLE | set(map(chr, CONFUSABLES))))
+                           + "\U000e0000-\U000e007f\u0370-\u04ff\uff21-\uff5a"
+                           "\U0001d400-\U0001d7ff]")
 
 # Rules computed from characters rather than patterns (ids and summaries for the docs).
 CHARACTER_RULES: tuple[tuple[str, str], ...] = (
