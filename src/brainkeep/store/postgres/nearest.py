@@ -57,7 +57,7 @@ MAX_SCAN_TUPLES = 20_000
 # graph needs a wider search than chunks to find the exact top 30: measured
 # with the m 32 / ef_construction 128 indexes of migration 0018 by
 # bench/pg_ann_recall.py (docs/postgres.md "Vector recall").
-EF_SEARCH = {"chunk": 200, "memory": 200}
+EF_SEARCH = {"chunk": 100, "memory": 200}
 # The change marker of every cached count (migration 0005).
 _MARKER = "SELECT generation FROM embedding_changes WHERE id = 1"
 
