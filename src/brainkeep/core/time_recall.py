@@ -138,11 +138,11 @@ def boost_by_time(
 ) -> TimeNote:
     """Add the boosts to the best ``ranking.candidates`` pages of ``scored`` in place."""
     best = sorted(scored.items(), key=lambda item: item[1].score, reverse=True)
-    chosen = [(pid, e.chunk_id) for pid, e in best[: ranking.candidates] if e.chunk_id is not None]
-    views = read_chunks([c for _, c in chosen if c is not None])
+    chosen = [(pid, c) for pid, e in best[: ranking.candidates] if (c := e.chunk_id) is not None]
+    views = read_chunks([c for _, c in chosen])
     gains: dict[int, float] = {}
     for page_id, chunk_id in chosen:
-        view = views.get(chunk_id) if chunk_id is not None else None
+        view = views.get(chunk_id)
         if view is None:
             continue
         written = _day_of(view.updated_at) or today

@@ -227,8 +227,7 @@ class _Copier:
         deferred = [columns.index(c) for c in table.deferred if c in columns]
         key_at = [columns.index(k) for k in table.key]
         if not state["done"]:
-            with self.dst.store.transaction():
-                self.dst.prepare_bulk(table.name)
+            self.dst.prepare_bulk(table.name)
         while not state["done"]:
             rows = self.src.fetch(table.name, columns, table.key, state["last"],
                                   state["rows"], self.batch)

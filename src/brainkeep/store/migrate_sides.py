@@ -144,10 +144,12 @@ class Side:
         """
         if not self.postgres or table != "embeddings":
             return
-        for (name,) in self.store.db.all(
-                "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() "
-                "AND tablename = 'embeddings' AND indexname LIKE %s", ("embeddings\\_hnsw\\_%",)):
-            self.store.db.execute(f'DROP INDEX IF EXISTS "{name}"')
+        with self.store.transaction():  # only here: other tables need no commit of their own
+            for (name,) in self.store.db.all(
+                    "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() "
+                    "AND tablename = 'embeddings' AND indexname LIKE %s",
+                    ("embeddings\\_hnsw\\_%",)):
+                self.store.db.execute(f'DROP INDEX IF EXISTS "{name}"')
 
     def rebuild_derived(self, tables: dict[str, Sequence[str]]) -> None:
         """Rebuild what is not copied: SQLite FTS rows, PostgreSQL sequences and HNSW indexes.
