@@ -11,6 +11,9 @@ Run: ``python bench/grpc_load.py`` (``--help`` for knobs). Steps:
 4. check every acknowledged memory is stored with the returned hash, and that
    Verify (all agents) is valid.
 
+With ``BRAINKEEP_DATABASE_URL`` set (an empty database), the brain is that
+PostgreSQL database instead of a SQLite file in the temp home.
+
 Targets (issue 6, this 2-core machine): Remember >= 500/s, lexical Recall
 p99 <= 30 ms, zero errors.
 """
@@ -37,7 +40,7 @@ from typing import Any
 import grpc
 
 from brainkeep.brain import Brain, open_brain
-from brainkeep.config import Settings
+from brainkeep.config import load_settings
 from brainkeep.core.memory.remember import RememberInput, build_draft, insert
 from brainkeep.grpc.generated import mnemo_pb2 as pb
 from brainkeep.grpc.generated import mnemo_pb2_grpc as pb_grpc
@@ -158,7 +161,7 @@ def start_server(home: Path, inproc: bool) -> tuple[str, Callable[[], None], int
     if inproc:
         from brainkeep.grpc.server import start_grpc_server
 
-        brain = open_brain(Settings(home=home))
+        brain = open_brain(load_settings(home))
         handle = start_grpc_server(brain, port=0)
 
         def stop_inproc() -> None:
@@ -200,7 +203,7 @@ def main() -> int:
     home = args.home or Path(tempfile.mkdtemp(prefix="brainkeep-grpc-bench-"))
     rng = random.Random(42)
 
-    brain = open_brain(Settings(home=home))
+    brain = open_brain(load_settings(home))
     seconds = seed(brain, args.seed_memories, rng)
     print(f"seeded {args.seed_memories} memories in {seconds:.1f} s "
           f"({args.seed_memories / seconds:.0f}/s, batched transactions) at {home}")
@@ -247,7 +250,7 @@ def main() -> int:
         for error in sorted(set(phase.errors))[:5]:
             print(f"    error: {error}")
 
-    brain = open_brain(Settings(home=home))
+    brain = open_brain(load_settings(home))
     try:
         stored = {}
         ids = list(acknowledged)
