@@ -1,4 +1,6 @@
-"""One PostgreSQL server per test session, and a fresh database per test.
+"""One PostgreSQL server per test process, and a fresh database per test.
+
+Each xdist worker is its own process, so each starts its own server.
 
 ``BRAINKEEP_TEST_DATABASE_URL`` (an external server with pgvector; the URL of
 a database the tests may connect to as a user allowed to CREATE DATABASE)

@@ -113,6 +113,19 @@ def test_a_term_first_seen_absent_matches_once_written(store: Store) -> None:
     assert [h.id for h in index.keyword(MEMORY, budgeted, facts, 5)] == [memory.id]
 
 
+def test_term_counts_outlive_one_search_index_call(store: Store) -> None:
+    # Services ask for an index per call (entity resolution on every
+    # remember): a reader made afresh each time counted every term again.
+    first, second = store.search_index("default"), store.search_index("default")
+    assert first.words is second.words  # type: ignore[attr-defined]
+    assert store.search_index("other").words is not first.words  # type: ignore[attr-defined]
+    budgeted = query_terms("kumquat").any(row_budget=1000)
+    assert first.keyword(CHUNK, budgeted, ALL_PAGES, 5) == []
+    page = put_page(store, "notes/fruit", "# Fruit\n\nA kumquat.\n")
+    assert [h.page_id for h in store.search_index("default").keyword(
+        CHUNK, budgeted, ALL_PAGES, 5)] == [page.id]
+
+
 def test_vector_counts_follow_writes_of_any_instance(engine: Engine) -> None:
     store, other = engine.open(), engine.open()
     page = put_page(store, "notes/a", "# A\n\nfirst\n\n## Timeline\n- 2024-01-01: second\n")

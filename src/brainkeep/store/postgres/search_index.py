@@ -27,12 +27,18 @@ class PostgresSearchIndex:
     """``store.search_index.SearchIndex`` over one PostgreSQL brain's source."""
 
     def __init__(self, db: PostgresEngine, source_id: str, *, model: str | None = None,
-                 dim: int = 0, exact_max: int = EXACT_MAX) -> None:
-        """``exact_max``: filtered sets up to this size are searched exactly (nearest.py)."""
+                 dim: int = 0, exact_max: int = EXACT_MAX,
+                 words: TsKeyword | None = None) -> None:
+        """``exact_max``: filtered sets up to this size are searched exactly (nearest.py).
+
+        ``words``: the source's keyword reads, whose term counts are cached;
+        the store passes the one it keeps, so a caller that asks for an
+        index per call does not count its terms again.
+        """
         self.db = db
         self.source_id = source_id
         self._sparse: dict[str, PostgresSparseIndex] = {}
-        self.words = TsKeyword(db, source_id)
+        self.words = words or TsKeyword(db, source_id)
         self.vectors: dict[str, VectorSearch] = {}
         if model is not None and dim > 0 and db.vector_available:
             self.vectors = {

@@ -33,6 +33,7 @@ from brainkeep.store.sqlite.engine import SQLiteEngine
 from brainkeep.store.sqlite.erasure import ErasureEngineMixin
 from brainkeep.store.sqlite.full_walk import FullWalkMixin
 from brainkeep.store.sqlite.integrity import SQLiteIntegrityMixin
+from brainkeep.store.sqlite.keyword_index import KeywordIndex
 from brainkeep.store.sqlite.memory_text import MemoryTextMixin
 from brainkeep.store.sqlite.page_fts import PageFtsMixin
 from brainkeep.store.sqlite.search_index import SQLiteSearchIndex
@@ -58,6 +59,8 @@ class SQLiteStore(
     ) -> None:
         self.db = SQLiteEngine(path, synchronous=synchronous, busy_timeout_ms=busy_timeout_ms)
         self.sql = SQL(self.db, SQLITE)
+        # One keyword reader per source, kept: its term counts are cached.
+        self._keywords: dict[str, KeywordIndex] = {}
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -81,7 +84,10 @@ class SQLiteStore(
         self, source_id: str, *, model: str | None = None, dim: int = 0
     ) -> SQLiteSearchIndex:
         """The keyword and vector index of ``source_id`` (vectors of ``model``/``dim`` only)."""
-        return SQLiteSearchIndex(self.db, source_id, model=model, dim=dim)
+        words = self._keywords.get(source_id)
+        if words is None:
+            words = self._keywords.setdefault(source_id, KeywordIndex(self.db, source_id))
+        return SQLiteSearchIndex(self.db, source_id, model=model, dim=dim, words=words)
 
     def optimize(self) -> None:
         self.db.optimize()

@@ -52,12 +52,16 @@ class SQLiteSearchIndex:
     """``store.search_index.SearchIndex`` over one SQLite brain's source."""
 
     def __init__(
-        self, db: SQLiteEngine, source_id: str, *, model: str | None = None, dim: int = 0
+        self, db: SQLiteEngine, source_id: str, *, model: str | None = None, dim: int = 0,
+        words: KeywordIndex | None = None,
     ) -> None:
+        """``words``: the source's keyword reads, whose term counts are cached;
+        the store passes the one it keeps, so a caller that asks for an index
+        per call does not count its terms again."""
         self.db = db
         self.source_id = source_id
         self._sparse: dict[str, SQLiteSparseIndex] = {}
-        self.words = KeywordIndex(db, source_id)
+        self.words = words or KeywordIndex(db, source_id)
         self.vectors: dict[str, VectorIndex | AnnVectorIndex] = {}
         if model is not None and dim > 0:
             rows = SQLiteVectorRows(db)
