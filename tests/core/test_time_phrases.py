@@ -10,7 +10,7 @@ from datetime import date
 
 import pytest
 
-from brainkeep.core.time_phrases import TimeWindow, query_window
+from brainkeep.core.time_phrases import TimeWindow, find_phrases, find_windows, query_window
 from brainkeep.core.time_recall import TimeQuery, text_times
 
 TODAY = date(2026, 6, 15)  # a Monday
@@ -102,3 +102,56 @@ def test_when_questions(query: str, asks_when: bool) -> None:
     asked = TimeQuery.of(query, TODAY)
     assert asked.asks_when is asks_when
     assert bool(asked) is asks_when  # none of these names a window
+
+
+# Texts that open some gates and not others, and phrases at the edges of a
+# title and its text: the gated scan must find exactly what every pattern finds.
+GATE_TEXTS = [
+    "", "ok", "We met on 2023-05-08 and again 2023-02-30.", "on 12 June 2023, then June 14",
+    "in may we may go; In May we went", "Mid-June, in midjune, during late March",
+    "three weeks ago, a few days ago, 10 years ago", "last summer, in the winter of 2021",
+    "the past 3 months, past week, this weekend", "last Fri. on Tuesday, this Sat",
+    "yesterday; last night; this morning; tonight", "in 1999, of 2024, during 2030",
+    "monthly satisfaction sunny wedding", "no dates, only digits 12 34 and a dash -",
+    "March 3:30 pm and May 5th", "ſeptember 9 and \u212aing",
+    "thıs week, laſt month, İn 2020, on ſaturday, ſix days ago, the ſummer of 2021",
+]
+
+
+@pytest.mark.parametrize("text", GATE_TEXTS)
+def test_gates_skip_only_scans_that_cannot_match(text: str) -> None:
+    assert find_phrases(text) == find_phrases(text, gated=False)
+    find_windows(text, TODAY)  # and every phrase found resolves (a long s once raised)
+
+
+@pytest.mark.parametrize(("title", "text"), [
+    ("Caroline, 1:56 pm on 8 May, 2023", "Caroline: I went yesterday, in June, last week."),
+    ("standup 12", "June 2023 plans: ship on Friday"),
+    ("notes from March", "12 of March we met; 3 days ago"),
+    ("", "in 2022 and yesterday"),
+    ("2023-01-05", ""),
+])
+def test_one_scan_of_title_and_text_reads_what_two_scans_read(title: str, text: str) -> None:
+    written = date(2024, 2, 29)
+    times = text_times(title, text, written)
+    # Scanned apart, no phrase can run from the title into the text.
+    anchor = next((w.start for w in [*find_windows(title, written), *find_windows(text, written)]
+                   if not w.any_year and (w.end - w.start).days == 1), written)
+    in_title = {(w.start, w.end, w.any_year) for w in find_windows(title, anchor)}
+    windows = find_windows(text, anchor)
+    assert times.windows == tuple(windows)
+    assert times.events == tuple(w for w in windows
+                                 if (w.start, w.end, w.any_year) not in in_title)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("laſt week", ("2026-06-08", "2026-06-14", False)),
+    ("thıs month", ("2026-06-01", "2026-06-30", False)),
+    ("on 9 ſeptember", ("--09-09", "--09-09", True)),
+    ("in the ſummer of 2021", ("2021-06-01", "2021-08-31", False)),
+])
+def test_letters_the_regex_folds_resolve_instead_of_raising(
+        text: str, expected: tuple[str, str, bool]) -> None:
+    # IGNORECASE takes ſ for s and ı for i; the word lookups once raised on them,
+    # which failed the whole recall of a page holding such a text.
+    assert days(query_window(text, TODAY)) == expected

@@ -34,24 +34,65 @@ _M = rf"({_MONTH_ALT})\.?"
 
 # Most specific first: a span claimed by one pattern is not read again by a
 # later one ("12 June 2023" is one day, not also "June 2023" and "2023").
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(rx, re.IGNORECASE)) for name, rx in (
-        ("iso", r"\b(\d{4})-(\d{2})-(\d{2})\b"),
-        ("day_month_year", rf"\b{_DAY}\s+(?:of\s+)?{_M},?\s+{_YEAR}\b"),
-        ("month_day_year", rf"\b{_M}\s+{_DAY},?\s+{_YEAR}\b"),
-        ("day_month", rf"\b{_DAY}\s+(?:of\s+)?{_M}\b"),
-        ("month_day", rf"\b{_M}\s+{_DAY}\b(?!\s*(?:[:.]\d|am\b|pm\b))"),
-        ("month_year", rf"\b{_M},?\s+(?:of\s+)?{_YEAR}\b"),
-        ("ago", rf"\b{_COUNT}\s+(day|week|weekend|month|year)s?\s+ago\b"),
-        ("few_ago", rf"\b{_FEW}\s+(day|week|month|year)s\s+ago\b"),
+# Each pattern comes with gates: something every match of it contains (a
+# digit, a month's first three letters, "ago"), checked first with a plain
+# substring test on the lowercased text, so a text without, say, any month
+# name is not walked by the six month patterns. A gate only skips scans that
+# could not match, so what is found is the same.
+# What the regexes' IGNORECASE takes for an ASCII letter besides its other
+# case: "thıs week", "laſt week" and "King" match. Matched words are folded
+# with it before they are looked up, so such a text resolves instead of raising.
+_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
+def _fold(text: str) -> str:
+    return text.translate(_FOLD).lower()
+
+
+_DIGIT = re.compile(r"\d")
+_YEAR_DIGITS = re.compile(r"(?:19|20)\d\d")
+_GATE_WORDS: dict[str, tuple[str, ...]] = {
+    "month": tuple(m[:3] for m in MONTHS),
+    "weekday": tuple(d[:3] for d in WEEKDAYS),
+    "season": tuple(SEASONS),
+    "ago": ("ago",),
+    "relative": ("last", "this", "next", "past"),
+    "day_word": ("yesterday", "today", "tonight", "tomorrow", "last", "this"),
+    "dash": ("-",),
+}
+
+
+def _gate_open(gate: str, text: str, lowered: str) -> bool:
+    if gate == "digit":
+        return _DIGIT.search(text) is not None
+    if gate == "year":
+        return _YEAR_DIGITS.search(text) is not None
+    return any(map(lowered.__contains__, _GATE_WORDS[gate]))
+
+
+_PATTERNS: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = tuple(
+    (name, re.compile(rx, re.IGNORECASE), gates) for name, rx, gates in (
+        ("iso", r"\b(\d{4})-(\d{2})-(\d{2})\b", ("dash", "digit")),
+        ("day_month_year", rf"\b{_DAY}\s+(?:of\s+)?{_M},?\s+{_YEAR}\b",
+         ("year", "month")),
+        ("month_day_year", rf"\b{_M}\s+{_DAY},?\s+{_YEAR}\b", ("year", "month")),
+        ("day_month", rf"\b{_DAY}\s+(?:of\s+)?{_M}\b", ("digit", "month")),
+        ("month_day", rf"\b{_M}\s+{_DAY}\b(?!\s*(?:[:.]\d|am\b|pm\b))",
+         ("digit", "month")),
+        ("month_year", rf"\b{_M},?\s+(?:of\s+)?{_YEAR}\b", ("year", "month")),
+        ("ago", rf"\b{_COUNT}\s+(day|week|weekend|month|year)s?\s+ago\b", ("ago",)),
+        ("few_ago", rf"\b{_FEW}\s+(day|week|month|year)s\s+ago\b", ("ago",)),
         ("season", rf"\b(last|this|next|in\s+the|during\s+the|in|during)\s+"
-                   rf"({'|'.join(SEASONS)})\b(?:\s+(?:of\s+)?{_YEAR})?"),
-        ("past", rf"\b(?:past|last)\s+{_COUNT}\s+(day|week|month|year)s\b"),
-        ("relative", r"\b(last|this|next|past)\s+(week|weekend|month|year)\b"),
-        ("weekday", rf"\b(last|this|next|on)\s+({_WEEKDAY_ALT})\.?(?=\W|$)"),
-        ("day_word", r"\b(yesterday|today|tonight|tomorrow|last\s+night|this\s+morning)\b"),
-        ("year", rf"\b(?:in|during|of)\s+{_YEAR}\b"),
-        ("month", rf"\b(?:in|during|of)\s+(?:early\s+|late\s+|mid-?\s*)?({_MONTH_ALT})\b"),
+                   rf"({'|'.join(SEASONS)})\b(?:\s+(?:of\s+)?{_YEAR})?", ("season",)),
+        ("past", rf"\b(?:past|last)\s+{_COUNT}\s+(day|week|month|year)s\b", ("relative",)),
+        ("relative", r"\b(last|this|next|past)\s+(week|weekend|month|year)\b",
+         ("relative",)),
+        ("weekday", rf"\b(last|this|next|on)\s+({_WEEKDAY_ALT})\.?(?=\W|$)", ("weekday",)),
+        ("day_word", r"\b(yesterday|today|tonight|tomorrow|last\s+night|this\s+morning)\b",
+         ("day_word",)),
+        ("year", rf"\b(?:in|during|of)\s+{_YEAR}\b", ("year",)),
+        ("month", rf"\b(?:in|during|of)\s+(?:early\s+|late\s+|mid-?\s*)?({_MONTH_ALT})\b",
+         ("month",)),
     )
 )
 
@@ -104,7 +145,7 @@ def _safe_date(year: int, month: int, day: int) -> date | None:
 
 
 def _month(token: str) -> int:
-    return [m[:3] for m in MONTHS].index(token[:3].lower()) + 1
+    return [m[:3] for m in MONTHS].index(_fold(token)[:3]) + 1
 
 
 def _month_window(phrase: str, year: int, month: int, any_year: bool = False) -> TimeWindow:
@@ -142,6 +183,20 @@ def _unit_window(phrase: str, unit: str, day: date, shift: int) -> TimeWindow:
     return TimeWindow(phrase, date(day.year + shift, 1, 1), date(day.year + shift + 1, 1, 1))
 
 
+def _counts(name: str, g: tuple[str, ...]) -> bool:
+    """Whether a match is a time at all, whatever the anchor ("31 June" is not)."""
+    if name == "iso":
+        return _safe_date(int(g[0]), int(g[1]), int(g[2])) is not None
+    if name in ("day_month_year", "month_day_year"):
+        day, month = (g[0], g[1]) if name == "day_month_year" else (g[1], g[0])
+        return _safe_date(int(g[2]), _month(month), int(day)) is not None
+    if name in ("day_month", "month_day"):
+        day, month = (g[0], g[1]) if name == "day_month" else (g[1], g[0])
+        return _safe_date(2000, _month(month), int(day)) is not None
+    # "in may" written lowercase is the verb far more often than the month.
+    return not (name == "month" and g[0] == "may")
+
+
 def _resolve(name: str, g: tuple[str, ...], phrase: str, anchor: date) -> TimeWindow | None:
     """One matched phrase as a window; ``anchor`` is the day "today" means."""
     if name == "iso":
@@ -156,39 +211,36 @@ def _resolve(name: str, g: tuple[str, ...], phrase: str, anchor: date) -> TimeWi
     if name == "month_year":
         return _month_window(phrase, int(g[1]), _month(g[0]))
     if name == "month":
-        if g[0] == "may":  # "in may" written lowercase is the verb far more often
-            return None
         return _month_window(phrase, 2000, _month(g[0]), any_year=True)
     if name == "year":
         return TimeWindow(phrase, date(int(g[0]), 1, 1), date(int(g[0]) + 1, 1, 1))
     if name == "day_word":
-        shift = {"yesterday": -1, "tomorrow": 1}.get(g[0].lower(), 0)
-        shift = -1 if g[0].lower().startswith("last") else shift
+        shift = {"yesterday": -1, "tomorrow": 1}.get(_fold(g[0]), 0)
+        shift = -1 if _fold(g[0]).startswith("last") else shift
         return _unit_window(phrase, "day", anchor, shift)
     if name == "ago":
-        count = _NUMBERS.get(g[0].lower()) or int(g[0])
-        unit = g[1].lower()
-        return _unit_window(phrase, g[1].lower(), anchor, -count)
+        count = _NUMBERS.get(_fold(g[0])) or int(g[0])
+        return _unit_window(phrase, _fold(g[1]), anchor, -count)
     if name == "few_ago":  # "a few days ago": two to five units back, loosely
-        unit = g[0].lower()
+        unit = _fold(g[0])
         latest = _unit_window(phrase, unit, anchor, -2)
         return TimeWindow(phrase, _unit_window(phrase, unit, anchor, -5).start, latest.end)
     if name == "season":
         return _season(phrase, g, anchor)
     if name == "past":
-        count = _NUMBERS.get(g[0].lower()) or int(g[0])
-        days = {"day": 1, "week": 7, "month": 30, "year": 365}[g[1].lower()] * count
+        count = _NUMBERS.get(_fold(g[0])) or int(g[0])
+        days = {"day": 1, "week": 7, "month": 30, "year": 365}[_fold(g[1])] * count
         return TimeWindow(phrase, anchor - timedelta(days=days), anchor + timedelta(days=1))
     if name == "relative":
-        which, unit = g[0].lower(), g[1].lower()
+        which, unit = _fold(g[0]), _fold(g[1])
         if which == "past":  # "the past week": a rolling window ending today
             days = {"week": 7, "weekend": 3, "month": 30, "year": 365}[unit]
             return TimeWindow(phrase, anchor - timedelta(days=days), anchor + timedelta(days=1))
         return _unit_window(phrase, unit, anchor, {"last": -1, "this": 0, "next": 1}[which])
     if name == "weekday":
         # "on Friday" is read as the last one: stored notes mostly tell the past.
-        which = "last" if g[0].lower() == "on" else g[0].lower()
-        target = [d[:3] for d in WEEKDAYS].index(g[1][:3].lower())
+        which = "last" if _fold(g[0]) == "on" else _fold(g[0])
+        target = [d[:3] for d in WEEKDAYS].index(_fold(g[1])[:3])
         back = (anchor.weekday() - target) % 7 or 7  # "last Friday" is never today
         if which == "last":
             return _unit_window(phrase, "day", anchor, -back)
@@ -200,7 +252,7 @@ def _resolve(name: str, g: tuple[str, ...], phrase: str, anchor: date) -> TimeWi
 def _season(phrase: str, g: tuple[str, ...], anchor: date) -> TimeWindow:
     """Three months from a season's first (northern hemisphere; winter runs into the
     next year); with no "last/this/next" and no year, the season of every year."""
-    which, first = g[0].lower(), SEASONS[g[1].lower()]
+    which, first = _fold(g[0]), SEASONS[_fold(g[1])]
     if g[2]:
         year = int(g[2])
     elif which in ("last", "this", "next"):
@@ -214,19 +266,57 @@ def _season(phrase: str, g: tuple[str, ...], anchor: date) -> TimeWindow:
     return TimeWindow(phrase, start, _shift_months(start, 3))
 
 
-def find_windows(text: str, anchor: date) -> list[TimeWindow]:
-    """Every time phrase of ``text``, in text order, resolved against ``anchor``."""
+@dataclass(frozen=True)
+class Phrase:
+    """One time phrase found in a text: where it is and what it said."""
+
+    start: int
+    end: int
+    name: str
+    groups: tuple[str, ...]
+    text: str
+
+
+def find_phrases(text: str, *, gated: bool = True) -> list[Phrase]:
+    """Every time phrase of ``text``, in text order, before any date is fixed.
+
+    Which phrases count does not depend on the anchor (an invalid date such
+    as "31 June" never counts), so one scan serves every anchor a caller
+    resolves against. ``gated=False`` runs every pattern (tests compare).
+    """
+    lowered = _fold(text)
+    gate_hits: dict[str, bool] = {}
+
+    def opened(gates: tuple[str, ...]) -> bool:
+        for gate in gates:
+            if gate not in gate_hits:
+                gate_hits[gate] = _gate_open(gate, text, lowered)
+            if not gate_hits[gate]:
+                return False
+        return True
+
     taken: list[tuple[int, int]] = []
-    found: list[tuple[int, TimeWindow]] = []
-    for name, pattern in _PATTERNS:
+    found: list[Phrase] = []
+    for name, pattern, gates in _PATTERNS:
+        if gated and not opened(gates):
+            continue
         for m in pattern.finditer(text):
             if any(m.start() < end and start < m.end() for start, end in taken):
                 continue
-            window = _resolve(name, m.groups(), m.group(0), anchor)
-            if window is not None:
+            if _counts(name, m.groups()):
                 taken.append((m.start(), m.end()))
-                found.append((m.start(), window))
-    return [w for _, w in sorted(found, key=lambda item: item[0])]
+                found.append(Phrase(m.start(), m.end(), name, m.groups(), m.group(0)))
+    return sorted(found, key=lambda p: p.start)
+
+
+def resolve(phrases: list[Phrase], anchor: date) -> list[TimeWindow]:
+    """The phrases as windows, "today" meaning ``anchor``."""
+    return [w for p in phrases if (w := _resolve(p.name, p.groups, p.text, anchor)) is not None]
+
+
+def find_windows(text: str, anchor: date) -> list[TimeWindow]:
+    """Every time phrase of ``text``, in text order, resolved against ``anchor``."""
+    return resolve(find_phrases(text), anchor)
 
 
 def query_window(query: str, today: date) -> TimeWindow | None:

@@ -29,7 +29,7 @@ from datetime import date
 from brainkeep.core.clock import parse_ts
 from brainkeep.core.fusion import PageScore
 from brainkeep.core.retrieval import ChunkView
-from brainkeep.core.time_phrases import TimeWindow, find_windows, query_window
+from brainkeep.core.time_phrases import TimeWindow, find_phrases, query_window, resolve
 
 _WHEN = re.compile(
     r"^\W*(?:when\b|what\s+(?:date|day|time|year|month|week)\b|"
@@ -89,15 +89,24 @@ def _fixed_day(windows: list[TimeWindow]) -> date | None:
     return None
 
 
+# Joins title and text for one scan: no pattern's separators (spaces, commas,
+# dots) match it, so no phrase spans the two and each keeps its own phrases.
+_JOIN = "\x00"
+
+
 def text_times(title: str, text: str, written: date) -> TextTimes:
     """Windows a page's chunk states, its relative phrases anchored to its own date.
 
     The anchor is the first full date in the title or text (a dateline, a
-    session date), else the day the page was last written.
+    session date), else the day the page was last written. Title and text are
+    scanned once, together; the anchor only changes what the phrases resolve to.
     """
-    anchor = _fixed_day(find_windows(f"{title}\n{text}", written)) or written
-    in_title = {(w.start, w.end, w.any_year) for w in find_windows(title, anchor)}
-    windows = find_windows(text, anchor)
+    phrases = find_phrases(f"{title}{_JOIN}{text}")
+    anchor = _fixed_day(resolve(phrases, written)) or written
+    split = len(title)
+    in_title = {(w.start, w.end, w.any_year)
+                for w in resolve([p for p in phrases if p.end <= split], anchor)}
+    windows = resolve([p for p in phrases if p.start > split], anchor)
     events = tuple(w for w in windows if (w.start, w.end, w.any_year) not in in_title)
     return TextTimes(tuple(windows), events, bool(events) or bool(_TIME_MARKERS.search(text)))
 
