@@ -8,8 +8,11 @@ import sys
 
 from tests.hooks.hook_support import Hooks, payload
 
+# brainkeep.core too: the ambient server runs the prompt's reads and its
+# selection (core/ambient), so a local hook loads none of the domain.
 HEAVY = ("numpy", "click", "rich", "sqlite3", "psycopg", "httpx", "httpx2", "mcp", "grpc",
-         "starlette", "brainkeep.brain", "brainkeep.store", "brainkeep.cli", "brainkeep.ops")
+         "starlette", "brainkeep.brain", "brainkeep.store", "brainkeep.cli", "brainkeep.ops",
+         "brainkeep.core")
 PROBE = """
 import sys
 sys.argv = ["brainkeep", "hook", "claude-code", "user-prompt", "--home", sys.argv[1]]

@@ -7,8 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from brainkeep import hook_log
-from brainkeep.core.ambient.digest import START_BUDGET, session_digest
-from brainkeep.core.ambient.prompt import PROMPT_BUDGET, RELEVANCE_FLOOR, prompt_context
 from brainkeep.hooks.backend import LocalBackend, RemoteBackend
 from brainkeep.hooks.hosts import HookEvent
 
@@ -18,18 +16,12 @@ Env = dict[str, str] | os._Environ[str]
 FRESH_CONTEXT = frozenset({"startup", "clear", "compact", ""})
 
 
-def _int(env: Env, name: str, default: int) -> int:
+def _override(env: Env, name: str, kind: type[int] | type[float]) -> int | float | None:
+    """A budget or floor the environment sets; None (the default) when unset or not a number."""
     try:
-        return max(0, int(env.get(name) or default))
+        return kind(env[name]) if env.get(name) else None
     except ValueError:
-        return default
-
-
-def _float(env: Env, name: str, default: float) -> float:
-    try:
-        return float(env.get(name) or default)
-    except ValueError:
-        return default
+        return None
 
 
 def act(event: HookEvent, backend: LocalBackend | RemoteBackend, home: Path,
@@ -49,36 +41,33 @@ def _start(event: HookEvent, backend: LocalBackend | RemoteBackend, home: Path, 
     hook_log.prune_sessions(home)
     if event.source in FRESH_CONTEXT:
         session.data["seen"] = []
-    digest = session_digest(
-        backend.ask, workspace=event.cwd or "-",
-        standing=hook_log.standing_entities(workspace, event.cwd),
-        budget=_int(env, "BRAINKEEP_HOOK_START_BUDGET", START_BUDGET),
-        seen=session.data.get("seen") or [])
-    hook_log.remember_seen(session, digest.keys)
-    _count(session, len(digest.keys), digest.tokens)
+    digest = backend.digest({
+        "workspace": event.cwd or "-",
+        "standing": hook_log.standing_entities(workspace, event.cwd),
+        "budget": _override(env, "BRAINKEEP_HOOK_START_BUDGET", int),
+        "seen": session.data.get("seen") or []})
+    hook_log.remember_seen(session, digest["keys"])
+    _count(session, digest["items"], digest["tokens"])
     session.save()
-    return digest.text, {"items": len(digest.keys), "tokens": digest.tokens,
-                         "calls": digest.calls}
+    return digest["text"], {k: digest[k] for k in ("items", "tokens", "calls")}
 
 
 def _prompt(event: HookEvent, backend: LocalBackend | RemoteBackend, home: Path, env: Env,
             session: hook_log.StateFile) -> tuple[str, dict[str, Any]]:
-    found = prompt_context(
-        event.prompt, backend.ask, seen=session.data.get("seen") or [],
-        budget=_int(env, "BRAINKEEP_HOOK_BUDGET", PROMPT_BUDGET),
-        floor=_float(env, "BRAINKEEP_HOOK_FLOOR", RELEVANCE_FLOOR))
-    chosen = found.selection
-    if found.keys:
-        hook_log.remember_seen(session, found.keys)
-    _count(session, len(found.keys), chosen.tokens)
+    found = backend.prompt({
+        "prompt": event.prompt, "seen": session.data.get("seen") or [],
+        "budget": _override(env, "BRAINKEEP_HOOK_BUDGET", int),
+        "floor": _override(env, "BRAINKEEP_HOOK_FLOOR", float)})
+    if found["keys"]:
+        hook_log.remember_seen(session, found["keys"])
+    _count(session, found["items"], found["tokens"])
     session.save()
-    if found.entities:
+    if found["entities"]:
         workspace = hook_log.workspace_state(home, event.cwd)
-        hook_log.count_entities(workspace, found.entities)
+        hook_log.count_entities(workspace, found["entities"])
         workspace.save()
-    return found.text, {"items": len(found.keys), "tokens": chosen.tokens,
-                        "calls": found.calls, "below_floor": chosen.below_floor,
-                        "repeated": chosen.repeated, "over_budget": chosen.over_budget}
+    return found["text"], {k: found[k] for k in ("items", "tokens", "calls", "below_floor",
+                                                 "repeated", "over_budget")}
 
 
 def _count(session: hook_log.StateFile, items: int, tokens: int) -> None:

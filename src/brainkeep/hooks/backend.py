@@ -1,8 +1,11 @@
 """How a hook reaches the brain: the local ambient server, or a remote `serve --http`.
 
-Both answer ``ask(tool, arguments) -> envelope`` within a deadline; a
-failure raises ``HookFailure`` with the heartbeat code (the entry point
-turns it into exit 0 and no output).
+Both answer ``prompt(request)`` and ``digest(request)``
+(``core/ambient/requests.py``) within a deadline: the local server runs them
+in its process, which has the brain and the ambient modules loaded; for a
+remote brain this process runs them over MCP ``tools/call``. A failure raises
+``HookFailure`` with the heartbeat code (the entry point turns it into exit 0
+and no output).
 """
 
 from __future__ import annotations
@@ -144,15 +147,13 @@ class LocalBackend:
             raise HookFailure(str(answer.get("code") or "error"))
         return dict(answer)
 
-    def ask(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-        """Every call in one request (one round trip); any failed call fails the run."""
-        answer = self.request({"op": "batch", "calls": [{"tool": tool, "arguments": arguments}
-                                                        for tool, arguments in calls]})
-        results = answer.get("results") or []
-        for result in results:
-            if not result.get("ok"):
-                raise HookFailure(str(result.get("code") or "error"))
-        return [dict(result["envelope"]) for result in results]
+    def prompt(self, request: dict[str, Any]) -> dict[str, Any]:
+        """``core/ambient/requests.prompt_request``, run by the server (one round trip)."""
+        return self.request({"op": "prompt", **request})
+
+    def digest(self, request: dict[str, Any]) -> dict[str, Any]:
+        """``core/ambient/requests.digest_request``, run by the server."""
+        return self.request({"op": "digest", **request})
 
     def bank(self, path: str, fmt: str, *, wait: bool) -> dict[str, Any]:
         return self.request({"op": "bank", "path": path, "format": fmt, "wait": wait})
@@ -174,6 +175,17 @@ class RemoteBackend:
 
     def ask(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
         return [self.call(tool, arguments) for tool, arguments in calls]
+
+    def prompt(self, request: dict[str, Any]) -> dict[str, Any]:
+        """``core/ambient/requests.prompt_request``, run here over MCP calls."""
+        from brainkeep.core.ambient.requests import prompt_request
+
+        return prompt_request(self.ask, request)
+
+    def digest(self, request: dict[str, Any]) -> dict[str, Any]:
+        from brainkeep.core.ambient.requests import digest_request
+
+        return digest_request(self.ask, request)
 
     def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         import http.client

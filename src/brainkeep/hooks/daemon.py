@@ -4,10 +4,10 @@ A hook process cannot afford to open a brain (numpy, the engines and the
 services cost 0.3 s of imports before any read), so the brain is opened
 once here and hooks ask over a Unix socket, one JSON line per request:
 
-- ``{"op": "batch", "calls": [{"tool", "arguments"}, ...]}`` -> ``{"ok",
-  "results": [{"ok", "envelope"}, ...]}`` (``{"op": "ask", "tool",
-  "arguments"}`` for one): verbs through the dispatcher, as a read-only
-  remote caller (what MCP would see);
+- ``{"op": "prompt", "prompt", "seen", "budget", "floor"}`` and ``{"op":
+  "digest", "workspace", "standing", "seen", "budget"}`` -> ``{"ok", "text",
+  "keys", ...}`` (``core/ambient/requests.py``): the reads they make are verbs
+  through the dispatcher, as a read-only remote caller (what MCP would see);
 - ``{"op": "bank", "path", "format", "wait"}``: import the transcript's new
   turns (queued; ``wait`` answers after it is done);
 - ``{"op": "ping"}``; ``{"op": "quit"}`` (stop now; `connect --uninstall` and tests).
@@ -30,12 +30,14 @@ import socket
 import socketserver
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from brainkeep import __version__
 from brainkeep.brain import Brain, open_brain
 from brainkeep.config import load_settings
+from brainkeep.core.ambient.requests import digest_request, prompt_request
 from brainkeep.core.context import Caller
 from brainkeep.errors import BrainkeepError
 from brainkeep.hooks.backend import private_dir
@@ -46,7 +48,14 @@ IDLE_S = 900.0
 HOOK_CALLER = Caller(remote=True, client_id="hooks", transport="hooks",
                      scopes=frozenset({"read"}))
 BANK_WAIT_S = 120.0
-MAX_BATCH = 16  # a prompt asks at most 7 (six names and the query)
+
+
+class _Refused(Exception):
+    """A verb a hook request made answered an error; ``code`` is the heartbeat's."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
 
 
 class Ambient:
@@ -63,11 +72,12 @@ class Ambient:
         op = message.get("op")
         if op == "ping":
             return {"ok": True, "version": __version__, "pid": os.getpid()}
-        if op == "ask":
-            return self.ask(message)
-        if op == "batch":
-            return {"ok": True, "results": [self.ask(call) for call in
-                                            list(message.get("calls") or [])[:MAX_BATCH]]}
+        if op in ("prompt", "digest"):
+            run = prompt_request if op == "prompt" else digest_request
+            try:
+                return {"ok": True, **run(self.ask_all, message)}
+            except _Refused as refused:
+                return {"ok": False, "code": refused.code}
         if op == "bank":
             done, report = threading.Event(), dict[str, Any]()
             self.jobs.put((str(message.get("path") or ""), str(message.get("format") or "auto"),
@@ -78,14 +88,15 @@ class Ambient:
             return {"ok": True, "queued": True}
         return {"ok": False, "code": "bad_payload"}
 
-    def ask(self, call: dict[str, Any]) -> dict[str, Any]:
-        """One verb through the dispatcher, as the hooks' read-only caller."""
-        outcome = self.dispatcher.call(str(call.get("tool")), dict(call.get("arguments") or {}),
-                                       HOOK_CALLER)
-        if outcome.is_error:
-            code = "locked" if outcome.retryable else "error"
-            return {"ok": False, "code": code, "error": outcome.payload.get("error")}
-        return {"ok": True, "envelope": outcome.payload}
+    def ask_all(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Verbs through the dispatcher, as the hooks' read-only caller; any error fails all."""
+        envelopes = []
+        for tool, arguments in calls:
+            outcome = self.dispatcher.call(tool, arguments, HOOK_CALLER)
+            if outcome.is_error:
+                raise _Refused("locked" if outcome.retryable else "error")
+            envelopes.append(dict(outcome.payload))
+        return envelopes
 
     def _bank_loop(self) -> None:
         while True:
