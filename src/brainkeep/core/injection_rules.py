@@ -47,26 +47,26 @@ class PatternRule:
     summary: str
     # Run the pattern only when this (cheap, anchored) regex finds something.
     prefilter: re.Pattern[str] | None = None
-    # The gate as the scorer tests it (derived in __post_init__): each entry
-    # of ``gate`` is open when all its words are in the text (a plural "s"
-    # counts as the word); an entry with no word bytes ("<", "://") is
-    # looked for as a substring.
-    gate_words: tuple[frozenset[bytes], ...] = field(init=False, repr=False)
+    # The gate as tested (__post_init__): an entry is open when all its words (or a
+    # plural) are in the text, a wordless one ("://") as a substring; one-word ones: one set.
+    gate_word: frozenset[bytes] = field(init=False, repr=False)
+    gate_phrases: tuple[frozenset[bytes], ...] = field(init=False, repr=False)
     gate_marks: tuple[str, ...] = field(init=False, repr=False)
     anchored: Anchored = field(init=False, repr=False)  # how a long text is matched
 
     def __post_init__(self) -> None:
         entries = [(entry, frozenset(words_of(entry))) for entry in self.gate]
-        plurals = [frozenset({next(iter(w)) + end}) for _, w in entries if len(w) == 1
-                   for end in (b"s", b"es")]
-        object.__setattr__(self, "gate_words", tuple(w for _, w in entries if w) + tuple(plurals))
+        single = {word for _, w in entries if len(w) == 1 for word in w}
+        plurals = {word + end for word in single for end in (b"s", b"es")}
+        object.__setattr__(self, "gate_word", frozenset(single | plurals))
+        object.__setattr__(self, "gate_phrases", tuple(w for _, w in entries if len(w) > 1))
         object.__setattr__(self, "gate_marks", tuple(e for e, w in entries if not w))
         object.__setattr__(self, "anchored", Anchored.of(self.pattern))
 
     def opened_by(self, words: frozenset[bytes], text: str) -> bool:
         """Whether the gate is open for a text with these ``words``."""
-        return any(entry <= words for entry in self.gate_words) or any(
-            mark in text for mark in self.gate_marks)
+        return not self.gate_word.isdisjoint(words) or any(
+            e <= words for e in self.gate_phrases) or any(m in text for m in self.gate_marks)
 
 
 _SENSITIVE = (
