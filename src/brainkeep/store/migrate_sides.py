@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from brainkeep.core.ports.store import Store
+from brainkeep.errors import StoreError, Unavailable
 
 # Where the FTS5 rows of a SQLite brain come from (store/sqlite/page_fts.py and
 # memory_text.py write them; expire, delete and redact remove them).
@@ -171,7 +172,42 @@ class Side:
                 f"SELECT setval(%s, COALESCE((SELECT MAX({key[0]}) FROM {table}), 0) + 1, false)",
                 (seq,))
         if "embeddings" in tables:  # the indexes prepare_bulk dropped, one pass each
-            dims = {384} | {int(r[0]) for r in self.store.db.all(
-                "SELECT DISTINCT dim FROM embeddings WHERE dim <= 2000")}
-            for dim in sorted(dims):  # not in one statement: that would still read the table
-                self.store.db.execute("SELECT brainkeep_ensure_hnsw(%s)", (dim,))
+            sizes = {384: 0} | {int(r[0]): int(r[1]) for r in self.store.db.all(
+                "SELECT dim, MAX(n) FROM (SELECT dim, kind, COUNT(*) AS n FROM embeddings "
+                "WHERE dim <= 2000 GROUP BY dim, kind) k GROUP BY dim")}
+            for dim, rows in sorted(sizes.items()):  # one statement each: one read per graph
+                self._build_hnsw(dim, hnsw_build_memory(dim, rows))
+
+    def _build_hnsw(self, dim: int, memory_kb: int) -> None:
+        """One dimension's graphs, built in memory (in parallel when the server can)."""
+        # A parallel build keeps its graph in shared memory of that size, which a
+        # small /dev/shm refuses (Docker's default is 64 MB; SQLSTATE 53100,
+        # reported as unavailable): then one backend builds it in its own memory,
+        # ~2x slower. A server that is really down fails the second try too.
+        for serial in (False, True):
+            try:
+                with self.store.transaction():
+                    self.store.db.execute(f"SET LOCAL maintenance_work_mem = '{memory_kb}kB'")
+                    if serial:
+                        self.store.db.execute("SET LOCAL max_parallel_maintenance_workers = 0")
+                    self.store.db.execute("SELECT brainkeep_ensure_hnsw(%s)", (dim,))
+                return
+            except (StoreError, Unavailable):
+                if serial:
+                    raise
+
+
+def hnsw_build_memory(dim: int, rows: int) -> int:
+    """kB of ``maintenance_work_mem`` for building one HNSW graph of ``rows`` vectors in memory.
+
+    pgvector builds fast while the graph fits in maintenance_work_mem and
+    falls back to a far slower build when it does not: one graph of 40,000
+    384-dim vectors took 173 s at the server default of 64 MB, 75 s at 256 MB
+    (2 cores, parallel build). Per vector the graph holds the vector and
+    about 2 * m neighbour links at the base layer (m 32, migration 0018); the
+    half again is headroom for the upper layers. Never below PostgreSQL's
+    default, capped at 2 GB: this is one copy's session, not the server's
+    setting.
+    """
+    per_row = dim * 4 + 2 * 32 * 10 + 64
+    return max(64 * 1024, min(2 * 1024 * 1024, int(rows * per_row * 1.5) // 1024))
