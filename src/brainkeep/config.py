@@ -17,14 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from brainkeep import brain_home
+from brainkeep.brain_home import CONFIG_FILENAME, DB_FILENAME, default_home
 from brainkeep.errors import InvalidInput
 
-DB_FILENAME = "brain.db"
-CONFIG_FILENAME = "config.json"
 USAGE_FILENAME = "usage.jsonl"
-# The run-time PostgreSQL URL: wins over config `database.url` and may carry
-# the password (which the config file never does).
-DATABASE_URL_ENV = "BRAINKEEP_DATABASE_URL"
 
 
 @dataclass(frozen=True)
@@ -157,18 +154,13 @@ class Settings:
 
     @property
     def database_url(self) -> str | None:
-        """The PostgreSQL brain to open (None: the SQLite file ``db_path``).
-
-        ``BRAINKEEP_DATABASE_URL`` wins over config ``database.url``: it is
-        how a password reaches the process without touching the config file.
-        """
-        url = self.env.get(DATABASE_URL_ENV) or self.values.get("database.url") or ""
-        return str(url).strip() or None
+        """The PostgreSQL brain to open (None: the SQLite file ``db_path``)."""
+        return brain_home.database_url(self.values, self.env)
 
     @property
     def has_brain(self) -> bool:
         """True when a brain was set up here: a PostgreSQL URL, or the SQLite file."""
-        return self.database_url is not None or self.db_path.exists()
+        return brain_home.has_brain(self.home, self.values, self.env)
 
     @property
     def config_path(self) -> Path:
@@ -185,28 +177,11 @@ class Settings:
         return None if spec is None else spec.default
 
 
-def default_home(env: Mapping[str, str]) -> Path:
-    """``$BRAINKEEP_HOME`` or ``~/.brainkeep``."""
-    raw = env.get("BRAINKEEP_HOME")
-    return Path(raw).expanduser() if raw else Path.home() / ".brainkeep"
-
-
 def load_settings(home: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
     """Read the config file of ``home`` (missing file: defaults)."""
     environ = dict(os.environ if env is None else env)
     root = (home or default_home(environ)).expanduser().resolve()
-    values: dict[str, Any] = {}
-    path = root / CONFIG_FILENAME
-    if path.exists():
-        try:
-            values = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise InvalidInput(
-                f"Cannot read config file {path}.",
-                suggestion="Fix or delete the file, then run `brainkeep init` again.",
-                detail=str(exc),
-            ) from exc
-    return Settings(home=root, values=values, env=environ)
+    return Settings(home=root, values=brain_home.read_config(root), env=environ)
 
 
 def require_known(key: str) -> ConfigKey:

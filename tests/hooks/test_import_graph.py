@@ -10,9 +10,11 @@ from tests.hooks.hook_support import Hooks, payload
 
 # brainkeep.core too: the ambient server runs the prompt's reads and its
 # selection (core/ambient), so a local hook loads none of the domain.
+# brainkeep.config and dataclasses: a hook reads the home through
+# brainkeep.brain_home, and dataclasses imports inspect (~7 ms a run).
 HEAVY = ("numpy", "click", "rich", "sqlite3", "psycopg", "httpx", "httpx2", "mcp", "grpc",
          "starlette", "brainkeep.brain", "brainkeep.store", "brainkeep.cli", "brainkeep.ops",
-         "brainkeep.core")
+         "brainkeep.core", "brainkeep.config", "dataclasses")
 PROBE = """
 import sys
 sys.argv = ["brainkeep", "hook", "claude-code", "user-prompt", "--home", sys.argv[1]]

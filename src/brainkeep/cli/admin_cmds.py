@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from brainkeep import __version__
+from brainkeep.brain_home import DATABASE_URL_ENV
 from brainkeep.cli.app import CliContext, emit, json_option
 from brainkeep.config import (
-    DATABASE_URL_ENV,
     KNOWN_KEYS,
     coerce_value,
     require_known,

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from brainkeep import hook_log
+from brainkeep import brain_home, hook_log
 from brainkeep.hooks import hosts
 from brainkeep.hooks.backend import Deadline, HookFailure, LocalBackend, RemoteBackend
 
@@ -57,8 +57,8 @@ def parse_argv(argv: list[str]) -> dict[str, Any]:
 
 
 def home_of(opts: dict[str, Any], env: dict[str, str] | os._Environ[str]) -> Path:
-    raw = opts.get("home") or env.get("BRAINKEEP_HOME")
-    return (Path(raw).expanduser() if raw else Path.home() / ".brainkeep").resolve()
+    home = opts.get("home")
+    return (Path(home).expanduser() if home else brain_home.default_home(env)).resolve()
 
 
 def read_payload(stream: IO[bytes]) -> bytes:
@@ -81,14 +81,13 @@ def backend_for(opts: dict[str, Any], home: Path, env: dict[str, str] | os._Envi
             except OSError as exc:
                 raise HookFailure("bad_args") from exc
         return RemoteBackend(str(opts["url"]), token, deadline, home)
-    from brainkeep.config import load_settings
     from brainkeep.errors import InvalidInput
 
     try:
-        settings = load_settings(home, env)
+        values = brain_home.read_config(home)
     except InvalidInput as exc:
         raise HookFailure("no_brain") from exc
-    if not settings.has_brain:
+    if not brain_home.has_brain(home, values, env):
         raise HookFailure("no_brain")
     return LocalBackend(home, env, deadline)
 

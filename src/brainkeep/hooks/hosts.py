@@ -13,8 +13,7 @@ program gets its JSON (``agent-turn-complete``) as the last argument.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 # Our event name -> (what it does, the host's own event name).
 EVENTS: dict[str, dict[str, tuple[str, str]]] = {
@@ -45,9 +44,12 @@ class PayloadError(ValueError):
     """The payload is not what the host documents (fails open as ``bad_payload``)."""
 
 
-@dataclass(frozen=True)
-class HookEvent:
-    """One hook run's input, host-neutral."""
+class HookEvent(NamedTuple):
+    """One hook run's input, host-neutral.
+
+    A NamedTuple, not a dataclass: ``dataclasses`` imports ``inspect``, and a
+    hook is a fresh process per prompt that imports nothing it can avoid.
+    """
 
     host: str
     event: str
