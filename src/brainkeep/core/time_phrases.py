@@ -32,16 +32,10 @@ _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"((?:19|20)\d\d)"
 _M = rf"({_MONTH_ALT})\.?"
 
-# Most specific first: a span claimed by one pattern is not read again by a
-# later one ("12 June 2023" is one day, not also "June 2023" and "2023").
-# Each pattern comes with gates: something every match of it contains (a
-# digit, a month's first three letters, "ago"), checked first with a plain
-# substring test on the lowercased text, so a text without, say, any month
-# name is not walked by the six month patterns. A gate only skips scans that
-# could not match, so what is found is the same.
 # What the regexes' IGNORECASE takes for an ASCII letter besides its other
-# case: "thıs week", "laſt week" and "King" match. Matched words are folded
-# with it before they are looked up, so such a text resolves instead of raising.
+# case: "thıs week" (dotless ı), "laſt week" (long s), the Kelvin sign for k.
+# Matched words are folded with it before they are looked up, so such a text
+# resolves instead of raising.
 _FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
 
 
@@ -49,6 +43,11 @@ def _fold(text: str) -> str:
     return text.translate(_FOLD).lower()
 
 
+# Each pattern comes with gates: something every match of it contains (a
+# digit, a month's first three letters, "ago"), checked first with a plain
+# substring test on the folded text, so a text without, say, any month name
+# is not walked by the six month patterns. A gate only skips scans that could
+# not match, so what is found is the same.
 _DIGIT = re.compile(r"\d")
 _YEAR_DIGITS = re.compile(r"(?:19|20)\d\d")
 _GATE_WORDS: dict[str, tuple[str, ...]] = {
@@ -70,6 +69,8 @@ def _gate_open(gate: str, text: str, lowered: str) -> bool:
     return any(map(lowered.__contains__, _GATE_WORDS[gate]))
 
 
+# Most specific first: a span claimed by one pattern is not read again by a
+# later one ("12 June 2023" is one day, not also "June 2023" and "2023").
 _PATTERNS: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = tuple(
     (name, re.compile(rx, re.IGNORECASE), gates) for name, rx, gates in (
         ("iso", r"\b(\d{4})-(\d{2})-(\d{2})\b", ("dash", "digit")),
