@@ -184,20 +184,6 @@ def _unit_window(phrase: str, unit: str, day: date, shift: int) -> TimeWindow:
     return TimeWindow(phrase, date(day.year + shift, 1, 1), date(day.year + shift + 1, 1, 1))
 
 
-def _counts(name: str, g: tuple[str, ...]) -> bool:
-    """Whether a match is a time at all, whatever the anchor ("31 June" is not)."""
-    if name == "iso":
-        return _safe_date(int(g[0]), int(g[1]), int(g[2])) is not None
-    if name in ("day_month_year", "month_day_year"):
-        day, month = (g[0], g[1]) if name == "day_month_year" else (g[1], g[0])
-        return _safe_date(int(g[2]), _month(month), int(day)) is not None
-    if name in ("day_month", "month_day"):
-        day, month = (g[0], g[1]) if name == "day_month" else (g[1], g[0])
-        return _safe_date(2000, _month(month), int(day)) is not None
-    # "in may" written lowercase is the verb far more often than the month.
-    return not (name == "month" and g[0] == "may")
-
-
 def _resolve(name: str, g: tuple[str, ...], phrase: str, anchor: date) -> TimeWindow | None:
     """One matched phrase as a window; ``anchor`` is the day "today" means."""
     if name == "iso":
@@ -212,6 +198,8 @@ def _resolve(name: str, g: tuple[str, ...], phrase: str, anchor: date) -> TimeWi
     if name == "month_year":
         return _month_window(phrase, int(g[1]), _month(g[0]))
     if name == "month":
+        if g[0] == "may":  # "in may" written lowercase is the verb far more often
+            return None
         return _month_window(phrase, 2000, _month(g[0]), any_year=True)
     if name == "year":
         return TimeWindow(phrase, date(int(g[0]), 1, 1), date(int(g[0]) + 1, 1, 1))
@@ -278,11 +266,15 @@ class Phrase:
     text: str
 
 
+_ANY_DAY = date(2000, 1, 1)  # an anchor to test a match's validity against (any would do)
+
+
 def find_phrases(text: str, *, gated: bool = True) -> list[Phrase]:
     """Every time phrase of ``text``, in text order, before any date is fixed.
 
-    Which phrases count does not depend on the anchor (an invalid date such
-    as "31 June" never counts), so one scan serves every anchor a caller
+    Which phrases count does not depend on the anchor: ``_resolve`` refuses
+    a match only for what it says ("31 June", a lowercase "may"), never for
+    the day it is read against, so one scan serves every anchor a caller
     resolves against. ``gated=False`` runs every pattern (tests compare).
     """
     lowered = _fold(text)
@@ -304,7 +296,7 @@ def find_phrases(text: str, *, gated: bool = True) -> list[Phrase]:
         for m in pattern.finditer(text):
             if any(m.start() < end and start < m.end() for start, end in taken):
                 continue
-            if _counts(name, m.groups()):
+            if _resolve(name, m.groups(), m.group(0), _ANY_DAY) is not None:
                 taken.append((m.start(), m.end()))
                 found.append(Phrase(m.start(), m.end(), name, m.groups(), m.group(0)))
     return sorted(found, key=lambda p: p.start)

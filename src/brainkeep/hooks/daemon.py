@@ -40,7 +40,7 @@ from brainkeep.config import load_settings
 from brainkeep.core.ambient.requests import digest_request, prompt_request
 from brainkeep.core.context import Caller
 from brainkeep.errors import BrainkeepError
-from brainkeep.hooks.backend import private_dir
+from brainkeep.hooks.backend import HookFailure, private_dir
 from brainkeep.ops.registry import open_dispatcher
 
 log = logging.getLogger("brainkeep.hooks.daemon")
@@ -48,14 +48,6 @@ IDLE_S = 900.0
 HOOK_CALLER = Caller(remote=True, client_id="hooks", transport="hooks",
                      scopes=frozenset({"read"}))
 BANK_WAIT_S = 120.0
-
-
-class _Refused(Exception):
-    """A verb a hook request made answered an error; ``code`` is the heartbeat's."""
-
-    def __init__(self, code: str) -> None:
-        super().__init__(code)
-        self.code = code
 
 
 class Ambient:
@@ -76,7 +68,7 @@ class Ambient:
             run = prompt_request if op == "prompt" else digest_request
             try:
                 return {"ok": True, **run(self.ask_all, message)}
-            except _Refused as refused:
+            except HookFailure as refused:
                 return {"ok": False, "code": refused.code}
         if op == "bank":
             done, report = threading.Event(), dict[str, Any]()
@@ -94,7 +86,7 @@ class Ambient:
         for tool, arguments in calls:
             outcome = self.dispatcher.call(tool, arguments, HOOK_CALLER)
             if outcome.is_error:
-                raise _Refused("locked" if outcome.retryable else "error")
+                raise HookFailure("locked" if outcome.retryable else "error")
             envelopes.append(dict(outcome.payload))
         return envelopes
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from brainkeep import brain_home, hook_log
+from brainkeep.errors import InvalidInput
 from brainkeep.hooks import hosts
 from brainkeep.hooks.backend import Deadline, HookFailure, LocalBackend, RemoteBackend
 
@@ -81,8 +82,6 @@ def backend_for(opts: dict[str, Any], home: Path, env: dict[str, str] | os._Envi
             except OSError as exc:
                 raise HookFailure("bad_args") from exc
         return RemoteBackend(str(opts["url"]), token, deadline, home)
-    from brainkeep.errors import InvalidInput
-
     try:
         values = brain_home.read_config(home)
     except InvalidInput as exc:

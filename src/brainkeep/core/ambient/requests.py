@@ -33,7 +33,7 @@ def prompt_request(ask: Ask, request: Mapping[str, Any]) -> dict[str, Any]:
         floor=_number(request.get("floor"), RELEVANCE_FLOOR))
     chosen = found.selection
     return {"text": found.text, "keys": list(found.keys), "entities": list(found.entities),
-            "calls": found.calls, "items": len(found.keys), "tokens": chosen.tokens,
+            "calls": found.calls, "tokens": chosen.tokens,
             "below_floor": chosen.below_floor, "repeated": chosen.repeated,
             "over_budget": chosen.over_budget}
 
@@ -45,5 +45,5 @@ def digest_request(ask: Ask, request: Mapping[str, Any]) -> dict[str, Any]:
         standing=_keys(request.get("standing")),
         budget=max(0, int(_number(request.get("budget"), START_BUDGET))),
         seen=_keys(request.get("seen")))
-    return {"text": digest.text, "keys": list(digest.keys), "items": len(digest.keys),
-            "tokens": digest.tokens, "calls": digest.calls}
+    return {"text": digest.text, "keys": list(digest.keys), "tokens": digest.tokens,
+            "calls": digest.calls}
