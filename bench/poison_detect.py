@@ -19,8 +19,10 @@ does, and prints:
 * **cost per write** (CPU time): the best of ``--repeat`` passes over all those texts
   (median and p99 per text, in µs), plus a 4,000-character fact (the
   ``remember`` cap), a 64 KiB page and a 1 MiB page (the page cap), each
-  built from the benign texts, and 4,000 characters of attacks only (the
-  worst case: every rule's gate words hit), each scored whole.
+  built from the benign texts (dense with security talk, Greek and Cyrillic
+  words and hashes: most rules' gate words hit), 4,000 characters of
+  ordinary conversation (LoCoMo turns) and 4,000 characters of attacks only
+  (every rule's gate words hit), each scored whole.
 
 Targets: detection >= 95 %, false positives <= 1 %, cost <= 0.3 ms per write.
 """
@@ -139,6 +141,8 @@ def main() -> None:
     page = "\n\n".join(t for texts in sets.values() for t in texts)
     hostile = "\n\n".join(attacks)
     big = {"4,000-char fact (the remember cap)": page[:4000],
+           **({"4,000 chars of conversation (LoCoMo turns)": "\n".join(sets["LoCoMo dev turns"])[
+               40_000:44_000]} if "LoCoMo dev turns" in sets else {}),
            "4,000 chars of attacks only": (hostile * 2)[:4000],
            "64 KiB page": (page * 2)[:65_536], "1 MiB page (the page cap)": (page * 20)[:1_048_576]}
     report["cost_us"] = {"texts": len(every), "median": median, "p99": p99}

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
+from itertools import filterfalse
 from dataclasses import dataclass
 
 from brainkeep.core import injection_rules as r
@@ -68,24 +69,26 @@ def scan(text: str) -> Verdict:
         if r.SUSPECT_CHARS.search(text) is None:
             folded = unicodedata.normalize("NFKC", text)
         else:
-            _characters(text, hits)
-            folded = _fold(text)
+            hidden = r.HIDDEN_CHARS.search(text) is not None
+            _characters(text, hidden, hits)
+            folded = _fold(text, hidden)
     if len(folded) > 2 * _PATTERN_WINDOW:
         folded = folded[:_PATTERN_WINDOW] + "\n" + folded[-_PATTERN_WINDOW:]
     data = folded.encode("utf-8", "surrogatepass")
     # Two bytes.translate passes (~1 ns a byte): a base64 run needs 80
     # base64 bytes in a row, and the gates need the text's words.
-    if r.BASE64_SEED in data.translate(r.BASE64_TABLE):
-        _base64(folded, hits)
+    runs = data.translate(r.BASE64_TABLE)
+    if r.BASE64_SEED in runs:
+        _base64(folded, data, runs, hits)
     _patterns(folded.lower(), frozenset(data.translate(WORD_TABLE).split()), hits)
     if not hits:
         return CLEAN
     return Verdict(round(sum(hits.values()), 2), tuple(hits))
 
 
-def _fold(text: str) -> str:
+def _fold(text: str, hidden: bool) -> str:
     """The text the pattern rules read: invisible characters out, NFKC, homoglyphs to Latin."""
-    folded = unicodedata.normalize("NFKC", r.HIDDEN_CHARS.sub("", text))
+    folded = unicodedata.normalize("NFKC", r.HIDDEN_CHARS.sub("", text) if hidden else text)
     # str.translate with a dict walks every character in Python-object steps
     # (~150 ns each): only the runs of look-alikes are translated.
     return r.CONFUSABLE_RUNS.sub(_unconfuse, folded)
@@ -95,8 +98,19 @@ def _unconfuse(match: re.Match[str]) -> str:
     return match.group().translate(r.CONFUSABLES)
 
 
-def _quoted_spans(text: str) -> list[tuple[int, int]]:
-    return [m.span() for m in r.QUOTED.finditer(text)]
+def _quoted(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` lies inside one quoted span (``QUOTED``).
+
+    A quoted span never holds a line break (its first character may be the
+    one before it), so the spans of the match's own line are those a scan of
+    the whole text finds there: only that line is scanned.
+    """
+    if "\n" in text[start:end]:
+        return False
+    line = max(text.rfind("\n", 0, start), 0)
+    stop = text.find("\n", end)
+    return any(a <= start and end <= b for a, b in (
+        m.span() for m in r.QUOTED.finditer(text, line, len(text) if stop < 0 else stop)))
 
 
 def _patterns(text: str, words: frozenset[bytes], hits: dict[str, float]) -> None:
@@ -105,22 +119,18 @@ def _patterns(text: str, words: frozenset[bytes], hits: dict[str, float]) -> Non
     ``words`` are the text's words (injection_anchors.words_of): each gate is
     a few set look-ups instead of a substring search of the whole text.
     """
-    quotes: list[tuple[int, int]] | None = None
     discussed: bool | None = None
-    seen: dict[str, list[int]] = {}
     for rule in r.PATTERN_RULES:
         if not rule.opened_by(words, text):
             continue
         if rule.prefilter is not None and rule.prefilter.search(text) is None:
             continue
         weight = 0.0
-        for match in _matches(rule, text, words, seen):
+        for match in _matches(rule, text, words):
             factor = 1.0
             if rule.directive:
-                if quotes is None:
-                    quotes = _quoted_spans(text)
                 start, end = match.span()
-                if any(a <= start and end <= b for a, b in quotes):
+                if _quoted(text, start, end):
                     factor = r.MENTION_QUOTED
                 else:
                     if discussed is None:
@@ -135,12 +145,12 @@ def _patterns(text: str, words: frozenset[bytes], hits: dict[str, float]) -> Non
             hits[rule.id] = weight
 
 
-def _matches(rule: r.PatternRule, text: str, words: frozenset[bytes],
-             seen: dict[str, list[int]]) -> Iterator[re.Match[str]]:
+def _matches(rule: r.PatternRule, text: str,
+             words: frozenset[bytes]) -> Iterator[re.Match[str]]:
     """The rule's matches: one regex pass over a short text, anchored ones in a long one."""
     if len(text) <= _LONG:
         return rule.pattern.finditer(text)
-    return rule.anchored.finditer(text, words, seen)
+    return rule.anchored.finditer(text, words)
 
 
 def _speaks_to_reader(text: str, start: int, end: int) -> bool:
@@ -153,12 +163,22 @@ def _speaks_to_reader(text: str, start: int, end: int) -> bool:
     return r.SECOND_PERSON.search(sentence) is not None
 
 
-def _base64(text: str, hits: dict[str, float]) -> None:
+def _base64(text: str, data: bytes, runs: bytes, hits: dict[str, float]) -> None:
+    """The longest encoded-looking run of ``text`` (``data``: its UTF-8; ``runs``: BASE64_TABLE's)."""
     longest = 0
-    for match in r.BASE64_RUN.finditer(text):
+    at = runs.find(r.BASE64_SEED)
+    while at != -1:
+        start = runs.rfind(b" ", 0, at) + 1
+        end = runs.find(b" ", at)
+        # A run's bytes are ASCII: its place in the text is the length of what precedes it.
+        place = start if len(data) == len(text) else len(
+            data[:start].decode("utf-8", "surrogatepass"))
+        match = r.BASE64_RUN.match(text, place)
+        at = -1 if end == -1 else runs.find(r.BASE64_SEED, end)
+        if match is None:
+            continue
         run = match.group()
-        if r.HEX_ONLY.fullmatch(run.rstrip("=")) or "://" in text[max(0, match.start() - 8):
-                                                                  match.start()]:
+        if r.HEX_ONLY.fullmatch(run.rstrip("=")) or "://" in text[max(0, place - 8): place]:
             continue
         if run.lower() == run or run.upper() == run or not any(c.isdigit() for c in run):
             continue  # a word-like run (a long path or identifier), not an encoding
@@ -167,12 +187,14 @@ def _base64(text: str, hits: dict[str, float]) -> None:
         hits["base64_blob"] = 1.0 if longest >= r.BASE64_STRONG else 0.5
 
 
-def _characters(text: str, hits: dict[str, float]) -> None:
-    if r.BIDI_CHARS.search(text):
-        hits["bidi_control"] = 1.0
-    invisible = len(r.INVISIBLE_CHARS.findall(text)) - text.startswith("\ufeff")
-    if invisible > 0:
-        hits["invisible"] = 1.0 if invisible >= r.INVISIBLE_STRONG else 0.5
+def _characters(text: str, hidden: bool, hits: dict[str, float]) -> None:
+    """The character rules (``hidden``: whether HIDDEN_CHARS found a bidi or invisible one)."""
+    if hidden:
+        if r.BIDI_CHARS.search(text):
+            hits["bidi_control"] = 1.0
+        invisible = len(r.INVISIBLE_CHARS.findall(text)) - text.startswith("\ufeff")
+        if invisible > 0:
+            hits["invisible"] = 1.0 if invisible >= r.INVISIBLE_STRONG else 0.5
     homoglyph = _homoglyph_weight(text)
     if homoglyph:
         hits["homoglyph"] = homoglyph
@@ -184,9 +206,7 @@ def _homoglyph_weight(text: str) -> float:
     if r.MIXABLE_SCRIPTS.search(text) is None:
         return 0.0
     weight = 0.0
-    for word in text.split():
-        if word.isascii():
-            continue
+    for word in filterfalse(str.isascii, text.split()):
         scripts: set[str] = set()
         for c in word:
             if not c.isalpha():

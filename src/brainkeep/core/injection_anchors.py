@@ -2,14 +2,18 @@
 
 Python's regex engine runs a pattern that opens with ``\\b(?:ignore|...)``
 by trying every alternative at every position of the text (~500 ns a
-character for the larger rules), while a literal search is C ``fastsearch``
-(~1 ns). So a rule's pattern is split once, at import, into its top-level
-alternatives; each alternative that opens with literal words is *anchored*
-on them: in a long text it is tried (``match``) only where one of those
-words occurs, and only if the word is in the text at all (a set look-up in
-the text's words). Alternatives with no literal head (``(?:^|\\n)\\s*...``,
-``<``) are kept as one residual pattern, run as before. The rules stay
-written as one regex each (core/injection_rules.py); this is how they run.
+character for the larger rules), while a pattern that opens with a literal
+is searched in C by that literal (``fastsearch``, ~1 ns a character). So a
+rule's pattern is split once, at import, into its top-level alternatives,
+and each alternative that opens with literals is cut into *probes*: one per
+literal head, the head's option followed by the rest of the alternative,
+with the leading ``\\b`` and lookbehinds left out (they are what stops the
+literal search). In a long text a probe runs only if its head's words are in
+the text at all (a set look-up in the text's words), and each place it
+matches is confirmed by matching the whole alternative there. Alternatives
+with no literal head (``(?:^|\\n)\\s*...``, ``<``) are kept as one residual
+pattern, run as before. The rules stay written as one regex each
+(core/injection_rules.py); this is how they run.
 """
 
 from __future__ import annotations
@@ -48,7 +52,8 @@ class Anchor:
     """One alternative and the literal words a match of it starts with."""
 
     pattern: re.Pattern[str]
-    heads: tuple[tuple[str, frozenset[bytes]], ...]  # (literal, its words for the set test)
+    # (the head's words for the set test, its probe; None: a match at the text's start)
+    probes: tuple[tuple[frozenset[bytes], re.Pattern[str] | None], ...]
     needs: tuple[frozenset[bytes], ...]  # a match holds a word of each (needed_words)
 
 
@@ -71,36 +76,36 @@ class Anchored:
             # A whole-word head is tried only when its words are in the
             # text; a prefix has no word to look up (an empty set: always).
             anchors.append(Anchor(re.compile(alt, pattern.flags), tuple(
-                (h, frozenset(words_of(h)) if whole else frozenset()) for h, whole in heads),
+                (frozenset(words_of(h)) if whole else frozenset(),
+                 None if source is None else re.compile(source, pattern.flags))
+                for (h, whole), source in zip(heads, probe_sources(alt), strict=True)),
                 needed_words(alt)))
         residual = re.compile("|".join(rest), pattern.flags) if rest else None
         return cls(tuple(anchors), residual)
 
-    def finditer(self, text: str, words: frozenset[bytes],
-                 seen: dict[str, list[int]]) -> Iterator[re.Match[str]]:
-        """Non-overlapping matches in text order, as ``pattern.finditer`` would find them.
-
-        ``seen`` holds where each head occurs in ``text``, shared by the rules
-        that scan it ("the" heads several).
-        """
+    def finditer(self, text: str, words: frozenset[bytes]) -> Iterator[re.Match[str]]:
+        """Non-overlapping matches in text order, as ``pattern.finditer`` would find them."""
         found: list[re.Match[str]] = []
         for anchor in self.anchors:
             if any(need.isdisjoint(words) for need in anchor.needs):
                 continue  # "the" is everywhere, "the real instructions" is not
-            for head, needed in anchor.heads:
+            for needed, probe in anchor.probes:
                 if not needed <= words:
                     continue
-                if head == START[0]:
+                if probe is None:
                     match = anchor.pattern.match(text, 0)
                     if match is not None:
                         found.append(match)
                     continue
-                if head not in seen:
-                    seen[head] = _occurrences(text, head)
-                for at in seen[head]:
-                    match = anchor.pattern.match(text, at)
+                # Every place the probe matches (not only the non-overlapping
+                # ones): the whole alternative, lookbehinds and all, may hold
+                # at a place inside an earlier probe match.
+                hit = probe.search(text)
+                while hit is not None:
+                    match = anchor.pattern.match(text, hit.start())
                     if match is not None:
                         found.append(match)
+                    hit = probe.search(text, hit.start() + 1)
         if self.residual is not None:
             found += self.residual.finditer(text)
         found.sort(key=lambda m: m.start())
@@ -109,15 +114,6 @@ class Anchored:
             if match.start() >= end:
                 end = max(match.end(), match.start() + 1)
                 yield match
-
-
-def _occurrences(text: str, head: str) -> list[int]:
-    out = []
-    at = text.find(head)
-    while at != -1:
-        out.append(at)
-        at = text.find(head, at + 1)
-    return out
 
 
 def split_alternatives(source: str) -> list[str]:
@@ -159,6 +155,12 @@ def head_literals(alt: str) -> tuple[tuple[tuple[str, bool], ...], str]:
     Also returns what follows the head, when the head is one literal word
     or a group of them ("" otherwise).
     """
+    rest = _past_assertions(alt)
+    return ((), "") if rest is None else _heads(rest)
+
+
+def _past_assertions(alt: str) -> str | None:
+    """``alt`` after its leading ``\\b`` and lookbehinds (they do not consume); None if unreadable."""
     rest = alt
     while True:
         if rest.startswith("\\b"):
@@ -166,11 +168,27 @@ def head_literals(alt: str) -> tuple[tuple[tuple[str, bool], ...], str]:
         elif rest.startswith(("(?<!", "(?<=")):
             close = _group_end(rest)
             if close < 0:
-                return (), ""
+                return None
             rest = rest[close + 1:]
         else:
-            break
-    return _heads(rest)
+            return rest
+
+
+def probe_sources(alt: str) -> tuple[str | None, ...]:
+    """A search pattern per head of ``alt`` (aligned with ``head_literals``; None for ``^``).
+
+    ``(?:o1|o2)rest`` is ``o1rest|o2rest``: each option with what follows the
+    group opens with its own literal, which the regex engine searches in C.
+    The leading ``\\b`` and lookbehinds are dropped here and checked when
+    the whole alternative is matched at the probe's place.
+    """
+    rest = _past_assertions(alt)
+    if rest is None or not rest.startswith("(?:"):
+        return (rest,)
+    close = _group_end(rest)
+    after = rest[close + 1:]
+    return tuple(None if option == "^" else option + after
+                 for option in split_alternatives(rest[3:close]))
 
 
 def _heads(rest: str) -> tuple[tuple[tuple[str, bool], ...], str]:

@@ -211,9 +211,14 @@ PATTERN_RULES: tuple[PatternRule, ...] = (
             r"|sees|processes|retrieves)\s+this\b"
             r"|\bthe\s+(?:assistant|ai|model|llm|chatbot)\s+(?:must|shall|will\s+now"
             r"|should\s+now)\b"
-            r"|(?:^|\n|[.!?:]\s+)(?:hi|hello|hey|dear|attention|psa|(?:quick\s+)?(?:note|reminder"
-            r"|message)\s+(?:to|for))?\s*(?:the\s+|any\s+|all\s+)?(?:automated\s+)?(?:ai|llm"
-            r"|model|assistant|chatbot|bot)s?\s*[,:!]",
+            # The sentence marks one by one, not as [.!?:]: a literal head is
+            # searched in C (core/injection_anchors.py), a class at every place.
+            # The lookahead (the first letters that can follow) and the
+            # possessive ?+ (no noun starts with a greeting or article) stop
+            # each line or sentence start that is no address within a step or two.
+            r"|(?:^|\n|\.\s+|!\s+|\?\s+|:\s+)(?=[\sabcdhlmnpqrt])(?:hi|hello|hey|dear|attention|psa"
+            r"|(?:quick\s+)?(?:note|reminder|message)\s+(?:to|for))?+\s*+(?:the\s+|any\s+|all\s+)?+"
+            r"(?:automated\s+)?+(?:ai|llm|model|assistant|chatbot|bot)s?\s*[,:!]",
             0), True,
         _g("ai|llm|model|assistant|chatbot|bot|agent|claude|gpt|when you"),
         "addresses the model that will read the memory"),
@@ -292,7 +297,7 @@ PATTERN_RULES: tuple[PatternRule, ...] = (
             r"|gpt-?\d?)\s*(?:message|prompt|turn)?\s*:\s*\S.*\n(?:.*\n){0,20}?\s*(?:#{1,4}\s*)?"
             r"(?:system|assistant|human|user|ai|developer|claude|chatgpt)\s*(?:message|prompt"
             r"|turn)?\s*:"
-            r"|\n\s*\n?\s*(?:#{1,4}\s*)?(?:system|assistant|human|developer)\s*(?:message"
+            r"|\n\s*+(?:#{1,4}\s*)?(?:system|assistant|human|developer)\s*(?:message"
             r"|prompt)?\s*:"
             r"|^\s*(?:#{1,4}\s*)?(?:system|developer)\s*(?:message|prompt)?\s*:",
             0), True,
@@ -361,6 +366,8 @@ HIDDEN_CHARS = re.compile("[" + "".join(sorted(BIDI | INVISIBLE)) + "\U000e0000-
 # Greek letters that are ordinary units or symbols beside Latin letters.
 GREEK_SYMBOLS = frozenset("μπΔΩαβγλσθτφχψωΣΠ")
 # Base64: a run this long (not all hex, mixed case and digits) is a blob.
+# Matched only where BASE64_TABLE finds a run that long begins
+# (core/injection._base64): a scan would read each word from every place in it.
 BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{80,}={0,2}")
 BASE64_STRONG = 160
 HEX_ONLY = re.compile(r"[0-9a-fA-F]+")
