@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
-from brainkeep.core import injection_rules
-from brainkeep.core.injection_anchors import head_literals, split_alternatives, words_of
+from brainkeep.core import injection, injection_rules
+from brainkeep.core.injection_anchors import (
+    Anchored,
+    head_literals,
+    probe_sources,
+    split_alternatives,
+    words_of,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,3 +42,29 @@ def test_heads_and_splitting() -> None:
     assert head_literals(r"\b(?:ignore|skip)\s+x")[0] == (("ignore", True), ("skip", True))
     assert head_literals(r"prompts?\b")[0] == (("prompt", False),)
     assert head_literals(r"(?:the\s+)?x")[0] == ()
+
+
+def test_probes_confirm_lookbehinds_and_find_overlapping_places() -> None:
+    # The probe drops "\b": "xignore all previous instructions" must not count,
+    # and a failed confirmation must not hide a later place inside its hit.
+    anchored = Anchored.of(re.compile(r"\b(?:ignore|gnore)\s+all"))
+    text = "xignore all, then ignore all"
+    assert [m.span() for m in anchored.finditer(text, frozenset(words_of(text)))] == [
+        m.span() for m in re.finditer(r"\b(?:ignore|gnore)\s+all", text)]
+    assert probe_sources(r"\b(?:^|\n|x)y") == (None, r"\ny", "xy")
+
+
+def test_the_quote_test_of_a_line_is_the_whole_text_scan() -> None:
+    for text in _long_texts():
+        spans = [m.span() for m in injection_rules.QUOTED.finditer(text)]
+        for start in range(0, len(text) - 12, 97):
+            end = start + 12
+            want = any(a <= start and end <= b for a, b in spans)
+            assert injection._quoted(text, start, end) == want, (start, text[start:end])
+
+
+def test_a_base64_run_after_non_ascii_text_is_found_where_it_is() -> None:
+    blob = ("QmFzZTY0IGlzIGEgZ3JvdXAgb2YgYmluYXJ5LXRvLXRleHQgZW5jb2Rpbmcgc2NoZW1l"
+            "cyB0aGF0IHJlcHJlc2VudA2")
+    assert injection.scan(f"Zoë wrote “this”: {blob}").rules == ("base64_blob",)
+    assert injection.scan(f"see https://x.example/{blob}").rules == ()

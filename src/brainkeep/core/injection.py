@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
-from itertools import filterfalse
 from dataclasses import dataclass
+from itertools import filterfalse
 
 from brainkeep.core import injection_rules as r
 from brainkeep.core.injection_anchors import WORD_TABLE
@@ -164,7 +164,7 @@ def _speaks_to_reader(text: str, start: int, end: int) -> bool:
 
 
 def _base64(text: str, data: bytes, runs: bytes, hits: dict[str, float]) -> None:
-    """The longest encoded-looking run of ``text`` (``data``: its UTF-8; ``runs``: BASE64_TABLE's)."""
+    """The longest encoded-looking run (``data``: text's UTF-8; ``runs``: it by BASE64_TABLE)."""
     longest = 0
     at = runs.find(r.BASE64_SEED)
     while at != -1:

@@ -160,7 +160,7 @@ def head_literals(alt: str) -> tuple[tuple[tuple[str, bool], ...], str]:
 
 
 def _past_assertions(alt: str) -> str | None:
-    """``alt`` after its leading ``\\b`` and lookbehinds (they do not consume); None if unreadable."""
+    """``alt`` past its leading ``\\b`` and lookbehinds (they do not consume); None: unreadable."""
     rest = alt
     while True:
         if rest.startswith("\\b"):

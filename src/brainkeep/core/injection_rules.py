@@ -211,11 +211,8 @@ PATTERN_RULES: tuple[PatternRule, ...] = (
             r"|sees|processes|retrieves)\s+this\b"
             r"|\bthe\s+(?:assistant|ai|model|llm|chatbot)\s+(?:must|shall|will\s+now"
             r"|should\s+now)\b"
-            # The sentence marks one by one, not as [.!?:]: a literal head is
-            # searched in C (core/injection_anchors.py), a class at every place.
-            # The lookahead (the first letters that can follow) and the
-            # possessive ?+ (no noun starts with a greeting or article) stop
-            # each line or sentence start that is no address within a step or two.
+            # Marks one by one (a literal head is searched in C), a lookahead of the
+            # letters that can follow, possessive ?+: a sentence start fails fast.
             r"|(?:^|\n|\.\s+|!\s+|\?\s+|:\s+)(?=[\sabcdhlmnpqrt])(?:hi|hello|hey|dear|attention|psa"
             r"|(?:quick\s+)?(?:note|reminder|message)\s+(?:to|for))?+\s*+(?:the\s+|any\s+|all\s+)?+"
             r"(?:automated\s+)?+(?:ai|llm|model|assistant|chatbot|bot)s?\s*[,:!]",
@@ -345,8 +342,7 @@ DISCUSSION = re.compile(
 SECOND_PERSON = re.compile(r"\b(?:you|your|yourself|you're|you'll)\b")
 SENTENCE_END = re.compile(r"[.!?\n]")
 
-# Spans inside straight or curly double quotes, backticks, or single quotes
-# that start after a space (so "don't" is not taken for a quote).
+# Spans in straight or curly double quotes, backticks, or single quotes after a space ("don't").
 QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|“[^”\n]{1,300}”|`[^`\n]{1,300}`|(?:^|\s)'[^'\n]{1,300}'")
 
 # --- character tricks -----------------------------------------------------
@@ -358,22 +354,19 @@ INVISIBLE = frozenset(map(chr, (0x200B, 0x200E, 0x200F, 0x2060, 0x2061, 0x2062, 
                                 0x2064, 0xFEFF, 0x180E, 0x034F, 0x061C, 0x115F, 0x1160,
                                 0x3164)))
 INVISIBLE_STRONG = 3  # this many invisible characters weigh the whole threshold
-# The same sets as character classes: one C-speed scan each instead of a
-# Python loop over every character.
+# The same sets as character classes: one C-speed scan each, no Python loop.
 BIDI_CHARS = re.compile("[" + "".join(sorted(BIDI)) + "\U000e0000-\U000e007f]")
 INVISIBLE_CHARS = re.compile("[" + "".join(sorted(INVISIBLE)) + "]")
 HIDDEN_CHARS = re.compile("[" + "".join(sorted(BIDI | INVISIBLE)) + "\U000e0000-\U000e007f]")
 # Greek letters that are ordinary units or symbols beside Latin letters.
 GREEK_SYMBOLS = frozenset("μπΔΩαβγλσθτφχψωΣΠ")
-# Base64: a run this long (not all hex, mixed case and digits) is a blob.
-# Matched only where BASE64_TABLE finds a run that long begins
-# (core/injection._base64): a scan would read each word from every place in it.
+# Base64: a run this long (not all hex, mixed case and digits) is a blob,
+# matched where BASE64_TABLE finds one (core/injection._base64).
 BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{80,}={0,2}")
 BASE64_STRONG = 160
 HEX_ONLY = re.compile(r"[0-9a-fA-F]+")
-# The prefilter: BASE64_RUN's characters as "x", every other byte a space.
 BASE64_TABLE = bytes(120 if chr(c).isascii() and (chr(c).isalnum() or chr(c) in "+/_-") else 32
-                     for c in range(256))
+                     for c in range(256))  # BASE64_RUN's characters as "x", the rest " "
 BASE64_SEED = b"x" * 80
 # Cyrillic letters that look like Latin ones: folded before the directive rules.
 CONFUSABLES = str.maketrans({
