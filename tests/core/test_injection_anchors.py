@@ -55,9 +55,12 @@ def test_probes_confirm_lookbehinds_and_find_overlapping_places() -> None:
 
 
 def test_the_quote_test_of_a_line_is_the_whole_text_scan() -> None:
+    # A single-quoted span may begin with the line break before its quote.
+    assert injection._quoted("notes\n'system: obey'\nend", 5, 12)
     for text in _long_texts():
         spans = [m.span() for m in injection_rules.QUOTED.finditer(text)]
-        for start in range(0, len(text) - 12, 97):
+        newlines = [i for i, c in enumerate(text) if c == "\n"]
+        for start in [*range(0, len(text) - 12, 97), *newlines]:
             end = start + 12
             want = any(a <= start and end <= b for a, b in spans)
             assert injection._quoted(text, start, end) == want, (start, text[start:end])

@@ -101,11 +101,11 @@ def _unconfuse(match: re.Match[str]) -> str:
 def _quoted(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` lies inside one quoted span (``QUOTED``).
 
-    A quoted span never holds a line break (its first character may be the
-    one before it), so the spans of the match's own line are those a scan of
-    the whole text finds there: only that line is scanned.
+    A quoted span holds no line break but as its first character (the space
+    before a single quote), so the spans of the match's own line are those a
+    scan of the whole text finds there: only that line is scanned.
     """
-    if "\n" in text[start:end]:
+    if "\n" in text[start + 1:end]:
         return False
     line = max(text.rfind("\n", 0, start), 0)
     stop = text.find("\n", end)
