@@ -140,9 +140,9 @@ def main() -> None:
     # made of attacks only: the worst case, where every rule's gate hits.
     page = "\n\n".join(t for texts in sets.values() for t in texts)
     hostile = "\n\n".join(attacks)
+    conversation = "\n".join(sets.get("LoCoMo dev turns", []))[40_000:44_000]
     big = {"4,000-char fact (the remember cap)": page[:4000],
-           **({"4,000 chars of conversation (LoCoMo turns)": "\n".join(sets["LoCoMo dev turns"])[
-               40_000:44_000]} if "LoCoMo dev turns" in sets else {}),
+           **({"4,000 chars of conversation (LoCoMo turns)": conversation} if conversation else {}),
            "4,000 chars of attacks only": (hostile * 2)[:4000],
            "64 KiB page": (page * 2)[:65_536], "1 MiB page (the page cap)": (page * 20)[:1_048_576]}
     report["cost_us"] = {"texts": len(every), "median": median, "p99": p99}

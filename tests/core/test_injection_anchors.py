@@ -12,7 +12,6 @@ from brainkeep.core import injection, injection_rules
 from brainkeep.core.injection_anchors import (
     Anchored,
     head_literals,
-    probe_sources,
     split_alternatives,
     words_of,
 )
@@ -39,9 +38,10 @@ def test_anchored_matches_equal_one_regex_pass(rule: injection_rules.PatternRule
 
 def test_heads_and_splitting() -> None:
     assert split_alternatives(r"a(?:b|c)|[|]d|e\|f") == ["a(?:b|c)", "[|]d", r"e\|f"]
-    assert head_literals(r"\b(?:ignore|skip)\s+x")[0] == (("ignore", True), ("skip", True))
-    assert head_literals(r"prompts?\b")[0] == (("prompt", False),)
-    assert head_literals(r"(?:the\s+)?x")[0] == ()
+    assert head_literals(r"\b(?:ignore|skip)\s+x") == (
+        ("ignore", True, r"ignore\s+x"), ("skip", True, r"skip\s+x"))
+    assert head_literals(r"prompts?\b") == (("prompt", False, r"prompts?\b"),)
+    assert head_literals(r"(?:the\s+)?x") == ()
 
 
 def test_probes_confirm_lookbehinds_and_find_overlapping_places() -> None:
@@ -51,7 +51,7 @@ def test_probes_confirm_lookbehinds_and_find_overlapping_places() -> None:
     text = "xignore all, then ignore all"
     assert [m.span() for m in anchored.finditer(text, frozenset(words_of(text)))] == [
         m.span() for m in re.finditer(r"\b(?:ignore|gnore)\s+all", text)]
-    assert probe_sources(r"\b(?:^|\n|x)y") == (None, r"\ny", "xy")
+    assert [probe for _, _, probe in head_literals(r"\b(?:^|\n|x)y")] == [None, r"\ny", "xy"]
 
 
 def test_the_quote_test_of_a_line_is_the_whole_text_scan() -> None:

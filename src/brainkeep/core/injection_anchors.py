@@ -43,8 +43,6 @@ _QUANT = frozenset("?*{")
 # Escapes of letters that stand for one literal character (an escaped
 # punctuation mark is itself).
 _ESCAPED = MappingProxyType({"n": "\n", "t": "\t"})
-# The head of an ``(?:^|...)`` option: a match at the start of the text.
-START = ("^", False)
 
 
 @dataclass(frozen=True)
@@ -69,17 +67,16 @@ class Anchored:
         anchors: list[Anchor] = []
         rest: list[str] = []
         for alt in split_alternatives(pattern.pattern):
-            heads, _ = head_literals(alt)
+            heads = head_literals(alt)
             if not heads:
                 rest.append(alt)
                 continue
             # A whole-word head is tried only when its words are in the
             # text; a prefix has no word to look up (an empty set: always).
             anchors.append(Anchor(re.compile(alt, pattern.flags), tuple(
-                (frozenset(words_of(h)) if whole else frozenset(),
-                 None if source is None else re.compile(source, pattern.flags))
-                for (h, whole), source in zip(heads, probe_sources(alt), strict=True)),
-                needed_words(alt)))
+                (frozenset(words_of(literal)) if whole else frozenset(),
+                 None if probe is None else re.compile(probe, pattern.flags))
+                for literal, whole, probe in heads), needed_words(alt)))
         residual = re.compile("|".join(rest), pattern.flags) if rest else None
         return cls(tuple(anchors), residual)
 
@@ -143,8 +140,8 @@ def split_alternatives(source: str) -> list[str]:
     return parts
 
 
-def head_literals(alt: str) -> tuple[tuple[tuple[str, bool], ...], str]:
-    """The literals every match of ``alt`` starts with, each with whether it is a whole word.
+def head_literals(alt: str) -> tuple[tuple[str, bool, str | None], ...]:
+    """The literals every match of ``alt`` starts with: (literal, whole word, probe).
 
     Understood heads: lookbehinds and ``\\b`` first (they do not consume),
     then either a literal or a non-capturing group whose every option opens
@@ -152,11 +149,34 @@ def head_literals(alt: str) -> tuple[tuple[tuple[str, bool], ...], str]:
     ("prompts?" -> "prompt"); a literal not followed by a space, ``\\s``,
     ``\\b`` or the end is only a prefix ("ignor(?:ez|e)"), found by substring
     alone. () when the alternative has no such head (it is run unanchored).
-    Also returns what follows the head, when the head is one literal word
-    or a group of them ("" otherwise).
+
+    The probe is the search pattern for the head: ``(?:o1|o2)rest`` is
+    ``o1rest|o2rest``, so each option with what follows the group opens with
+    its own literal, which the regex engine searches in C. The leading
+    ``\\b`` and lookbehinds are left out of it and checked when the whole
+    alternative is matched at the probe's place. An ``^`` option has no
+    probe (None): it is a match at the text's start.
     """
     rest = _past_assertions(alt)
-    return ((), "") if rest is None else _heads(rest)
+    if rest is None:
+        return ()
+    if not rest.startswith("(?:"):
+        (literal, whole), _ = _literal(rest, "")
+        return ((literal, whole, rest),) if literal else ()
+    close = _group_end(rest)
+    if close < 0 or rest[close + 1: close + 2] in _QUANT:
+        return ()
+    after = rest[close + 1:]
+    heads: list[tuple[str, bool, str | None]] = []
+    for option in split_alternatives(rest[3:close]):
+        if option == "^":
+            heads.append(("^", False, None))
+            continue
+        (literal, whole), _ = _literal(option, after)
+        if not literal:
+            return ()
+        heads.append((literal, whole, option + after))
+    return tuple(heads)
 
 
 def _past_assertions(alt: str) -> str | None:
@@ -172,43 +192,6 @@ def _past_assertions(alt: str) -> str | None:
             rest = rest[close + 1:]
         else:
             return rest
-
-
-def probe_sources(alt: str) -> tuple[str | None, ...]:
-    """A search pattern per head of ``alt`` (aligned with ``head_literals``; None for ``^``).
-
-    ``(?:o1|o2)rest`` is ``o1rest|o2rest``: each option with what follows the
-    group opens with its own literal, which the regex engine searches in C.
-    The leading ``\\b`` and lookbehinds are dropped here and checked when
-    the whole alternative is matched at the probe's place.
-    """
-    rest = _past_assertions(alt)
-    if rest is None or not rest.startswith("(?:"):
-        return (rest,)
-    close = _group_end(rest)
-    after = rest[close + 1:]
-    return tuple(None if option == "^" else option + after
-                 for option in split_alternatives(rest[3:close]))
-
-
-def _heads(rest: str) -> tuple[tuple[tuple[str, bool], ...], str]:
-    """(the head literals of ``rest``, what follows a head made of one whole literal or group)."""
-    if not rest.startswith("(?:"):
-        head, tail = _literal(rest, "")
-        return ((head,), tail) if head[0] else ((), "")
-    close = _group_end(rest)
-    if close < 0 or rest[close + 1: close + 2] in _QUANT:
-        return (), ""
-    after = rest[close + 1:]
-    sources = split_alternatives(rest[3:close])
-    options = [_literal(option, after) for option in sources]
-    heads = tuple(START if source == "^" else head
-                  for source, (head, _) in zip(sources, options, strict=True))
-    if not all(head for head, _ in heads):
-        return (), ""
-    # The tail is known only when every option is one literal word.
-    whole = all(w and tail == "" for (_, w), (_, tail) in zip(heads, options, strict=True))
-    return heads, after if whole else ""
 
 
 def _literal(text: str, after: str) -> tuple[tuple[str, bool], str]:

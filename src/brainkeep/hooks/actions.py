@@ -47,10 +47,10 @@ def _start(event: HookEvent, backend: LocalBackend | RemoteBackend, home: Path, 
         "budget": _override(env, "BRAINKEEP_HOOK_START_BUDGET", int),
         "seen": session.data.get("seen") or []})
     hook_log.remember_seen(session, digest["keys"])
-    _count(session, len(digest["keys"]), digest["tokens"])
+    counts = {"items": len(digest["keys"]), "tokens": digest["tokens"], "calls": digest["calls"]}
+    _count(session, counts["items"], counts["tokens"])
     session.save()
-    return digest["text"], {"items": len(digest["keys"]), "tokens": digest["tokens"],
-                            "calls": digest["calls"]}
+    return digest["text"], counts
 
 
 def _prompt(event: HookEvent, backend: LocalBackend | RemoteBackend, home: Path, env: Env,
@@ -61,14 +61,15 @@ def _prompt(event: HookEvent, backend: LocalBackend | RemoteBackend, home: Path,
         "floor": _override(env, "BRAINKEEP_HOOK_FLOOR", float)})
     if found["keys"]:
         hook_log.remember_seen(session, found["keys"])
-    _count(session, len(found["keys"]), found["tokens"])
+    counts = {"items": len(found["keys"]), **{k: found[k] for k in (
+        "tokens", "calls", "below_floor", "repeated", "over_budget")}}
+    _count(session, counts["items"], counts["tokens"])
     session.save()
     if found["entities"]:
         workspace = hook_log.workspace_state(home, event.cwd)
         hook_log.count_entities(workspace, found["entities"])
         workspace.save()
-    counts = {k: found[k] for k in ("tokens", "calls", "below_floor", "repeated", "over_budget")}
-    return found["text"], {"items": len(found["keys"]), **counts}
+    return found["text"], counts
 
 
 def _count(session: hook_log.StateFile, items: int, tokens: int) -> None:
