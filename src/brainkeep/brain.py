@@ -242,6 +242,7 @@ def embedding_settings(settings: Settings) -> EmbeddingSettings:
         api_key_env=settings.get("embeddings.api_key_env") or None,
         timeout_s=float(settings.get("embeddings.timeout_s") or 30.0),
         batch_size=int(settings.get("embeddings.batch_size") or 32),
+        worker=settings.get("embeddings.worker") or "process",
     )
 
 

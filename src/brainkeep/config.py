@@ -88,6 +88,14 @@ KNOWN_KEYS: dict[str, ConfigKey] = {
         ),
         ConfigKey("embeddings.batch_size", 32, "Texts per embedding call or request.", kind=int),
         ConfigKey(
+            "embeddings.worker",
+            "process",
+            "Where the local model runs: process (in each brainkeep process) or host (one "
+            "worker process per user and machine, shared over a Unix socket; saves ~190 MiB "
+            "per extra server process).",
+            ("process", "host"),
+        ),
+        ConfigKey(
             "sparse.provider",
             "none",
             "Learned-sparse search arm: none, or local (SPLADE-tiny, shipped with brainkeep; "

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from brainkeep import __version__
+from brainkeep.unix_socket import private_dir, runtime_dir
 
 SPAWN_WAIT_S = 0.02
 # A run that starts the ambient server also waits for it to open the brain
@@ -56,25 +57,7 @@ def socket_path(home: Path, env: dict[str, str] | os._Environ[str]) -> Path:
 
     key = "\0".join([str(home), env.get("BRAINKEEP_DATABASE_URL", ""), __version__])
     name = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:20]
-    base = Path(env.get("BRAINKEEP_HOOK_RUNTIME_DIR") or env.get("XDG_RUNTIME_DIR")
-                or env.get("TMPDIR") or "/tmp")
-    return base / f"brainkeep-{os.getuid()}" / f"{name}.sock"
-
-
-def private_dir(path: Path) -> bool:
-    """Whether ``path`` is a directory only this user can enter (made so when missing).
-
-    The socket directory lives in a shared /tmp: another user who created it
-    first could serve a fake ambient server there and write into the agent's
-    context, so a directory not ours, or open to others, is refused.
-    """
-    try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = os.lstat(path)
-    except OSError:
-        return False
-    return info.st_uid == os.getuid() and not info.st_mode & 0o077 and path.is_dir() \
-        and not path.is_symlink()
+    return runtime_dir(env, "BRAINKEEP_HOOK_RUNTIME_DIR") / f"{name}.sock"
 
 
 class LocalBackend:

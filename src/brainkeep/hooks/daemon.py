@@ -26,7 +26,6 @@ import json
 import logging
 import os
 import queue
-import socket
 import socketserver
 import threading
 import time
@@ -40,8 +39,9 @@ from brainkeep.config import load_settings
 from brainkeep.core.ambient.requests import digest_request, prompt_request
 from brainkeep.core.context import Caller
 from brainkeep.errors import BrainkeepError
-from brainkeep.hooks.backend import HookFailure, private_dir
+from brainkeep.hooks.backend import HookFailure
 from brainkeep.ops.registry import open_dispatcher
+from brainkeep.unix_socket import bind, private_dir
 
 log = logging.getLogger("brainkeep.hooks.daemon")
 IDLE_S = 900.0
@@ -162,22 +162,7 @@ def _bind(path: Path) -> _Server | None:
     if not private_dir(path.parent):
         log.error("refusing %s: not a directory only this user can enter", path.parent)
         return None
-    if path.exists():
-        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            probe.connect(str(path))
-            return None  # someone is serving it
-        except OSError:
-            path.unlink(missing_ok=True)  # a dead server's leftover
-        finally:
-            probe.close()
-    old = os.umask(0o177)
-    try:
-        return _Server(str(path))
-    except OSError:
-        return None  # lost the race to another starting server
-    finally:
-        os.umask(old)
+    return bind(path, _Server)
 
 
 def _warm(brain: Brain) -> None:

@@ -5,7 +5,8 @@ Three choices, picked by ``EmbeddingSettings.provider``:
 - ``none``: no provider (the factory returns ``None``); callers fall back to
   keyword search and ``degraded_dedup``.
 - ``local``: all-MiniLM-L6-v2 (int8 ONNX) shipped inside an installed
-  package, run on CPU, never touching the network (``local_embeddings``).
+  package, run on CPU, never touching the network (``local_embeddings``),
+  in this process or in the user's shared worker (``worker_embeddings``).
 - ``http``: any OpenAI-compatible ``/v1/embeddings`` endpoint: Ollama, vLLM,
   OpenAI (``http_embeddings``).
 
@@ -30,6 +31,7 @@ from brainkeep.providers.local_embeddings import (
     LOCAL_MODEL_ALIASES,
     LocalEmbeddingProvider,
 )
+from brainkeep.providers.worker_embeddings import WorkerEmbeddingProvider, worker_socket
 
 EmbeddingProviderName = Literal["none", "local", "http"]
 
@@ -79,6 +81,9 @@ class EmbeddingSettings:
         timeout_s: ``http`` only: per-request timeout in seconds.
         batch_size: texts per model run (``local``, default 16) or per request
             (``http``, default 64); unset picks the provider's default.
+        worker: ``local`` only: ``process`` runs the model in this process,
+            ``host`` in the user's shared embedding worker
+            (``worker_embeddings``).
     """
 
     provider: EmbeddingProviderName = "none"
@@ -88,6 +93,7 @@ class EmbeddingSettings:
     api_key_env: str | None = None
     timeout_s: float = 30.0
     batch_size: int | None = None
+    worker: Literal["process", "host"] = "process"
 
 
 def make_embedding_provider(
@@ -119,10 +125,23 @@ def make_embedding_provider(
             suggestion="Set embeddings.timeout_s to a number of seconds such as 30.",
             field="timeout_s",
         )
+    if settings.worker not in ("process", "host"):
+        raise InvalidInput(
+            f"Unknown embeddings.worker {settings.worker!r}.",
+            suggestion="Set embeddings.worker to process or host.",
+            field="worker",
+        )
     if settings.provider == "none":
         return None
     if settings.provider == "local":
-        return _make_local(settings)
+        return _make_local(settings, env)
+    if settings.worker == "host":
+        raise InvalidInput(
+            "embeddings.worker host shares the local model; it does not apply to the "
+            f"{settings.provider} provider.",
+            suggestion="Set embeddings.worker to process, or embeddings.provider to local.",
+            field="worker",
+        )
     if settings.provider == "http":
         return _make_http(settings, env)
     raise InvalidInput(
@@ -132,7 +151,9 @@ def make_embedding_provider(
     )
 
 
-def _make_local(settings: EmbeddingSettings) -> LocalEmbeddingProvider:
+def _make_local(
+    settings: EmbeddingSettings, env: Mapping[str, str]
+) -> LocalEmbeddingProvider | WorkerEmbeddingProvider:
     if settings.model is not None and settings.model not in LOCAL_MODEL_ALIASES:
         raise InvalidInput(
             f"The local embedding provider does not ship model {settings.model!r}.",
@@ -149,7 +170,10 @@ def _make_local(settings: EmbeddingSettings) -> LocalEmbeddingProvider:
             suggestion=f"Leave embeddings.dimensions unset or set it to {LOCAL_DIMENSIONS}.",
             field="dimensions",
         )
-    return LocalEmbeddingProvider(batch_size=settings.batch_size or LOCAL_BATCH_SIZE)
+    batch_size = settings.batch_size or LOCAL_BATCH_SIZE
+    if settings.worker == "host":
+        return WorkerEmbeddingProvider(worker_socket(env), env=env, batch_size=batch_size)
+    return LocalEmbeddingProvider(batch_size=batch_size)
 
 
 def _make_http(settings: EmbeddingSettings, env: Mapping[str, str]) -> HttpEmbeddingProvider:
