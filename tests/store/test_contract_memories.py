@@ -73,6 +73,18 @@ def test_find_active_duplicate_respects_entity_scope_and_lifecycle(store: Store)
                                        LOCAL) is None
 
 
+def test_expire_memory_returns_the_row_as_stored(store: Store) -> None:
+    old = fact(store, "Alice likes tea", 1)
+    new = fact(store, "Alice likes coffee", 2)
+    with store.transaction():
+        expired = store.expire_memory(old.id, ts(3), "superseded", superseded_by=new.id)
+        missing = store.expire_memory(10**9, ts(3), "gone")
+    assert expired == store.get_memory(old.id)
+    assert expired is not None and (expired.expired_at, expired.expired_reason,
+                                    expired.superseded_by) == (ts(3), "superseded", new.id)
+    assert missing is None
+
+
 def test_list_memories_filters_compose(store: Store) -> None:
     a = fact(store, "Alice likes tea", 1, entity_slug="people/alice", session_id="s1")
     b = fact(store, "Alice moved to Lyon", 2, entity_slug="people/alice", kind="event")

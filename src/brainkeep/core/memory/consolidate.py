@@ -89,7 +89,7 @@ def consolidate(ctx: MnemoContext, req: ConsolidateInput) -> TopicOutcome:
         # A held document replaces nothing (core/memory/writes.py held it).
         if old is not None and not doc.quarantined:
             revision = writes.expire(ctx.store, old, now, "superseded", actor=agent,
-                                     superseded_by=doc.id).seq
+                                     superseded_by=doc.id)[1].seq
         event = ctx.log("topic.consolidate", "topic", doc.uuid,
                         {"agent_id": agent, "thread_id": doc.thread_id, "version": version,
                          "member_ids": list(members), "supersedes": old_uuid},

@@ -223,9 +223,10 @@ class FactService:
         *,
         superseded_by: int | None = None,
         actor: str = "local",
-    ) -> None:
-        """Expire a memory and log it (call inside a ``writer`` job)."""
-        writes.expire(self.store, memory, now, reason, actor=actor, superseded_by=superseded_by)
+    ) -> Memory:
+        """Expire a memory and log it (call inside a ``writer`` job); the expired row."""
+        return writes.expire(self.store, memory, now, reason, actor=actor,
+                             superseded_by=superseded_by)[0]
 
     def find(self, fact_id: str, caller: Caller) -> Memory:
         """A fact by its opaque id (integer or UUID) visible to ``caller``.
@@ -286,10 +287,8 @@ class FactService:
                 )
             if not memory.is_active(now):
                 return ForgetResult(memory, False, memory.expired_reason)
-            self.expire(memory, now, reason or "forgotten", actor=caller.client_id)
-            refreshed = self.store.get_memory(memory.id)
-            assert refreshed is not None
-            return ForgetResult(refreshed, True, reason)
+            expired = self.expire(memory, now, reason or "forgotten", actor=caller.client_id)
+            return ForgetResult(expired, True, reason)
 
         return self.writer.run(work)
 

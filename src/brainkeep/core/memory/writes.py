@@ -74,11 +74,15 @@ def insert(store: MemoryWrites, draft: MemoryDraft, now: str, *, actor: str,
 
 
 def expire(store: MemoryLog, memory: Memory, now: str, reason: str | None, *, actor: str,
-           superseded_by: int | None = None) -> Event:
-    """Expire ``memory`` (the row and its history stay) and log it (inside a transaction)."""
-    store.expire_memory(memory.id, now, reason, superseded_by=superseded_by)
-    return store.append_event(
+           superseded_by: int | None = None) -> tuple[Memory, Event]:
+    """Expire ``memory`` (the row and its history stay) and log it (inside a transaction).
+
+    Returns the expired row as stored, and its event.
+    """
+    after = store.expire_memory(memory.id, now, reason, superseded_by=superseded_by) or memory
+    event = store.append_event(
         events.memory_expire(memory, actor=actor, reason=reason, superseded_by=superseded_by,
-                             after=store.get_memory(memory.id) or memory),
+                             after=after),
         now,
     )
+    return after, event

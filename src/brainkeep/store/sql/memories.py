@@ -236,14 +236,18 @@ class MemoriesMixin(MemoryTextUpkeep):
 
     def expire_memory(
         self, memory_id: int, now: str, reason: str | None, *, superseded_by: int | None = None
-    ) -> None:
-        """Mark a memory expired; the row (and its history) stays, its text leaves the index."""
-        self.sql.execute(
+    ) -> Memory | None:
+        """Mark a memory expired and return it so (None: no such row).
+
+        The row (and its history) stays; its text leaves the keyword index.
+        """
+        row = self.sql.one(
             "UPDATE memories SET expired_at = ?, expired_reason = ?, superseded_by = ?, "
-            "updated_at = ? WHERE id = ?",
+            "updated_at = ? WHERE id = ? RETURNING *",
             (now, reason, superseded_by, now, memory_id),
         )
         self._fts_memory_removed(memory_id)
+        return None if row is None else memory_from_row(row)
 
     def facts_created_after(
         self,
