@@ -108,6 +108,16 @@ def positional(params: list[Any]) -> Bind:
     return bind
 
 
+def equals(column: str, value: Any, bind: Bind) -> str:
+    """WHERE fragment: ``column`` equal to ``value``, NULL matching NULL.
+
+    Spelled ``IS NULL`` / ``=`` rather than one null-safe comparison:
+    PostgreSQL's planner can neither estimate ``IS NOT DISTINCT FROM`` nor
+    walk an index with it (docs/postgres.md, "The tenant filter").
+    """
+    return f"{column} IS NULL" if value is None else f"{column} = {bind(value)}"
+
+
 def named(params: dict[str, Any], prefix: str = "v") -> Bind:
     """A binder adding ``{prefix}N`` entries to a named parameter dict (``:name`` marks)."""
 

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from brainkeep.core.models import Memory, MemoryDraft
 from brainkeep.core.scope import ReadScope
-from brainkeep.store.sql.dialect import SQL, named, positional
+from brainkeep.store.sql.dialect import SQL, equals, named, positional
 from brainkeep.store.sql.rows import memory_from_row
 from brainkeep.store.sql.scope import live, readable
 
@@ -79,13 +79,9 @@ class MemoriesMixin(MemoryTextUpkeep):
         can never link to the same predecessor.
         """
         with self.db.writing():
-            # Two spellings so both engines use the memories_chain index
-            # (PostgreSQL's IS NOT DISTINCT FROM cannot).
-            key: tuple[str, ...] = (draft.agent_id,)
-            if draft.thread_id is None:
-                chain = "thread_id IS NULL"
-            else:
-                chain, key = "thread_id = ?", (draft.agent_id, draft.thread_id)
+            # ``equals``, so both engines use the memories_chain index.
+            key: list[object] = [draft.agent_id]
+            chain = equals("thread_id", draft.thread_id, positional(key))
             prev_hash = self.sql.scalar(
                 f"SELECT content_hash FROM memories WHERE agent_id = ? AND {chain} "
                 "ORDER BY id DESC LIMIT 1",
@@ -165,12 +161,17 @@ class MemoriesMixin(MemoryTextUpkeep):
         scope: ReadScope,
     ) -> Memory | None:
         """An active memory ``scope`` can read with the same entity and normalized text."""
-        dialect = self.sql.dialect
-        params: list[object] = [source_id, entity_slug, normalized_text]
-        seen = readable(scope, now, positional(params), "memories")
+        params: list[object] = [source_id]
+        bind = positional(params)
+        # ``equals``, not a null-safe comparison: PostgreSQL walks the
+        # memories_dedup index only with ``=`` (a scan of the source's rows,
+        # 37 ms a remember at 400K memories, before).
+        entity = equals("entity_slug", entity_slug, bind)
+        params.append(normalized_text)
+        seen = readable(scope, now, bind, "memories")
         params.append(now)
         row = self.sql.one(
-            f"SELECT * FROM memories WHERE source_id = ? AND entity_slug {dialect.null_safe_eq} ? "
+            f"SELECT * FROM memories WHERE source_id = ? AND {entity} "
             f"AND normalized_text = ? AND {seen} AND {ACTIVE} ORDER BY id LIMIT 1",
             params,
         )

@@ -12,7 +12,7 @@ in the portable marks (``store/sql/dialect.py``) or an engine's own.
 from __future__ import annotations
 
 from brainkeep.core.scope import OPEN_SCOPES, ReadScope
-from brainkeep.store.sql.dialect import Bind
+from brainkeep.store.sql.dialect import Bind, equals
 
 _OPEN = ", ".join(f"'{s}'" for s in OPEN_SCOPES)
 
@@ -57,15 +57,12 @@ def delegation_covers(d: str, t: str, now: str) -> str:
 def tenant(table: str, org_id: str | None, bind: Bind) -> str:
     """WHERE fragment: rows of ``table`` in the tenant ``org_id`` (None: the no-org tenant).
 
-    Spelled ``IS NULL`` / ``=`` rather than one null-safe comparison:
-    PostgreSQL's planner cannot estimate ``IS NOT DISTINCT FROM`` and took it
-    to keep one row of every tenant, so a recall read of the no-org tenant
-    sorted a full scan instead of walking ``memories_created`` (79 ms
+    Through ``equals``: with one null-safe comparison PostgreSQL's planner took
+    the filter to keep one row of every tenant, so a recall read of the no-org
+    tenant sorted a full scan instead of walking ``memories_created`` (79 ms
     against 1.4 ms at 14K memories; docs/postgres.md, "The tenant filter").
     """
-    if org_id is None:
-        return f"{table}.org_id IS NULL"
-    return f"{table}.org_id = {bind(org_id)}"
+    return equals(f"{table}.org_id", org_id, bind)
 
 
 def readable(scope: ReadScope, now: str, bind: Bind, table: str = "m") -> str:
