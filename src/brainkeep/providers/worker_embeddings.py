@@ -153,7 +153,7 @@ class WorkerEmbeddingProvider:
             local.close()
 
     def ping(self) -> dict[str, Any]:
-        """The worker's ping answer (starting one if none runs); for tests and `doctor`."""
+        """The worker's ping answer (starting one if none runs): its model and pid."""
         return self._with_connection(lambda c: c.ask({"op": "ping"})[0])
 
     def _ask(self, texts: list[str]) -> np.ndarray:
