@@ -27,11 +27,13 @@ class PgServer:
     postmaster_pid: int | None
     label: str
 
-    def create_database(self, name: str) -> str:
-        """A new empty database ``name`` (dropped first if a killed run left it); its URL."""
+    def create_database(self, name: str, template: str | None = None) -> str:
+        """A new database ``name``, empty or a copy of ``template`` (dropped first if a
+        killed run left it); its URL."""
         with psycopg.connect(self.admin_url, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            conn.execute(f'CREATE DATABASE "{name}"')
+            copy = f' TEMPLATE "{template}" STRATEGY FILE_COPY' if template else ""
+            conn.execute(f'CREATE DATABASE "{name}"{copy}')
         return with_database(self.admin_url, name)
 
     def drop_database(self, name: str) -> None:

@@ -17,7 +17,11 @@ acknowledged write is looked up in the database and the event log is
 checked gap-free.
 
 Target (issue 11): p99 of remember <= 100 ms under this load; the curve
-(not one number) is what docs/postgres.md sizes replicas from.
+(not one number) is what docs/postgres.md sizes replicas from. Issue 27
+asks it at 200K: ``--database URL --template DBNAME`` starts each step from
+a copy of a corpus database (CREATE DATABASE ... TEMPLATE, e.g. the 200K
+corpus ``bench/recall_query.py --engines postgres`` copied), with its
+memories and chains, instead of an empty one.
 """
 
 from __future__ import annotations
@@ -182,7 +186,7 @@ def check_database(url: str, result: StepResult) -> None:
 
 def run_step(pg: PgServer, count: int, args: argparse.Namespace) -> StepResult:
     name = f"brainkeep_bench_scaling_{os.getpid()}_{count}"
-    url = pg.create_database(name)
+    url = pg.create_database(name, args.template)
     root = Path(tempfile.mkdtemp(prefix=f"brainkeep-scaling-{count}-"))
     result = StepResult(count)
     procs: list[subprocess.Popen[bytes]] = []
@@ -231,6 +235,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--duration", type=float, default=15.0, help="seconds per step")
     parser.add_argument("--warmup", type=float, default=2.0)
+    parser.add_argument("--template", metavar="DBNAME",
+                        help="start each step from a copy of this database (e.g. a bench "
+                        "corpus copied by bench/engines.py) instead of an empty one")
     args = parser.parse_args()
 
     pg = server(args.database)
