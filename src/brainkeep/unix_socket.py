@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 import socket
-import socketserver
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-S = TypeVar("S", bound=socketserver.BaseServer)
+if TYPE_CHECKING:  # a hook run imports this module for the two path rules only
+    import socketserver
+
+S = TypeVar("S", bound="socketserver.BaseServer")
 
 
 def runtime_dir(env: Mapping[str, str], override: str = "") -> Path:
