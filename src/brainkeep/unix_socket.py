@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-if TYPE_CHECKING:  # a hook run imports this module for the two path rules only
+if TYPE_CHECKING:  # a hook run imports this module for the path rules only
     import socketserver
+    import subprocess
 
 S = TypeVar("S", bound="socketserver.BaseServer")
 
@@ -67,3 +69,18 @@ def bind(path: Path, make: Callable[[str], S]) -> S | None:
         return None  # lost the race to another starting server
     finally:
         os.umask(old)
+
+
+def start_helper(module: str, args: list[str], log_path: Path,
+                 env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+    """Start ``python -m module args`` detached: its own session, stderr to ``log_path``.
+
+    It binds its socket itself (``bind``); the caller only waits for it to answer.
+    """
+    import subprocess  # a hook run pays for it only when it starts the ambient server
+
+    with open(log_path, "ab") as log:
+        return subprocess.Popen(  # noqa: S603 - our own interpreter and module
+            [sys.executable, "-m", module, *args],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
+            start_new_session=True, close_fds=True, env=dict(env))

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from brainkeep import __version__
-from brainkeep.unix_socket import private_dir, runtime_dir
+from brainkeep.unix_socket import private_dir, runtime_dir, start_helper
 
 SPAWN_WAIT_S = 0.02
 # A run that starts the ambient server also waits for it to open the brain
@@ -92,18 +91,12 @@ class LocalBackend:
                 raise HookFailure("unavailable") from exc
 
     def _spawn(self) -> None:
-        import subprocess
-
         self.spawned = True
         self.deadline.end += COLD_START_S
         log_dir = self.home / "hooks"
         log_dir.mkdir(parents=True, exist_ok=True)
-        with open(log_dir / "daemon.log", "ab") as log:
-            subprocess.Popen(  # noqa: S603 - our own interpreter and module
-                [sys.executable, "-m", "brainkeep.hooks.daemon", "--home", str(self.home),
-                 "--socket", str(self.path)],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
-                start_new_session=True, close_fds=True, env=dict(self.env))
+        start_helper("brainkeep.hooks.daemon", ["--home", str(self.home), "--socket",
+                                                str(self.path)], log_dir / "daemon.log", self.env)
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         if self._sock is None:

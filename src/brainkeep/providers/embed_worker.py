@@ -4,8 +4,8 @@ Started by the first process that needs it (``providers/worker_embeddings.py``,
 ``embeddings.worker = host``): ``python -m brainkeep.providers.embed_worker
 --socket S [--idle SECONDS]``. It binds the socket before loading the model
 (the bind is the start-up lock: a second worker exits at once), answers
-requests as soon as the model is in (a request that arrives earlier waits
-for it), and exits after ``--idle`` seconds without one. The wire format is
+requests as soon as the model is in (a request that arrives earlier waits on
+the provider's load), and exits after ``--idle`` seconds without one. The wire format is
 in ``worker_embeddings``'s docstring. One thread per connection; the
 onnxruntime session is thread-safe.
 """
@@ -37,7 +37,6 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     def __init__(self, path: str) -> None:
         super().__init__(path, _Handler)
         self.provider = LocalEmbeddingProvider()
-        self.ready = threading.Event()
         self.last_seen = time.monotonic()
 
 
@@ -80,8 +79,7 @@ class _Handler(socketserver.StreamRequestHandler):
             self._answer({"ok": False, "code": "bad_request",
                           "message": "texts must be a list of strings"})
             return
-        self.server.ready.wait()
-        try:
+        try:  # a request before the warm-up ends waits on the provider's load lock
             vectors = self.server.provider.embed(texts)
         except BrainkeepError as exc:
             self._answer({"ok": False, "code": exc.code, "message": exc.message})
@@ -113,7 +111,6 @@ def serve(path: Path, idle_s: float) -> int:
         server.provider.embed(["warm-up"])
     except BrainkeepError as exc:  # every request will answer it; the log says it once
         log.error("the local model did not load: %s", exc.message)
-    server.ready.set()
     while not stopped.wait(min(5.0, max(idle_s / 4, 0.05))):
         if time.monotonic() - server.last_seen > idle_s:
             server.shutdown()

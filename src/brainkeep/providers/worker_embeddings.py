@@ -27,13 +27,11 @@ from __future__ import annotations
 import json
 import logging
 import socket
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import numpy as np
 
@@ -45,9 +43,10 @@ from brainkeep.providers.local_embeddings import (
     MODEL_SHA256,
     LocalEmbeddingProvider,
 )
-from brainkeep.unix_socket import private_dir, runtime_dir
+from brainkeep.unix_socket import private_dir, runtime_dir, start_helper
 
 log = logging.getLogger("brainkeep.embeddings")
+T = TypeVar("T")
 
 # A request line the worker accepts at most; the client cuts its batches below it.
 MAX_REQUEST_BYTES = 32 * 1024 * 1024
@@ -80,7 +79,7 @@ class _Connection:
             raise
         self.reader: IO[bytes] = self.sock.makefile("rb")
 
-    def ask(self, message: dict[str, Any]) -> tuple[dict[str, Any], IO[bytes]]:
+    def ask(self, message: dict[str, Any]) -> dict[str, Any]:
         self.sock.sendall(json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n")
         line = self.reader.readline(MAX_REQUEST_BYTES)
         if not line.endswith(b"\n"):
@@ -88,7 +87,7 @@ class _Connection:
         answer = json.loads(line)
         if not isinstance(answer, dict):
             raise ConnectionError("the embedding worker answered out of protocol")
-        return answer, self.reader
+        return answer
 
     def close(self) -> None:
         self.reader.close()
@@ -154,11 +153,11 @@ class WorkerEmbeddingProvider:
 
     def ping(self) -> dict[str, Any]:
         """The worker's ping answer (starting one if none runs): its model and pid."""
-        return self._with_connection(lambda c: c.ask({"op": "ping"})[0])
+        return self._with_connection(lambda c: c.ask({"op": "ping"}))
 
     def _ask(self, texts: list[str]) -> np.ndarray:
         def run(connection: _Connection) -> np.ndarray:
-            answer, reader = connection.ask({"op": "embed", "texts": texts})
+            answer = connection.ask({"op": "embed", "texts": texts})
             if not answer.get("ok"):
                 raise Unavailable(
                     "The embedding worker cannot embed: " + str(answer.get("message") or ""),
@@ -169,32 +168,32 @@ class WorkerEmbeddingProvider:
             rows, dim = int(answer["rows"]), int(answer["dim"])
             if rows != len(texts) or dim != LOCAL_DIMENSIONS:
                 raise ConnectionError("the embedding worker answered another shape")
-            data = reader.read(rows * dim * 4)
+            data = connection.reader.read(rows * dim * 4)
             if len(data) != rows * dim * 4:
                 raise ConnectionError("the embedding worker closed the connection mid-answer")
             return np.frombuffer(data, dtype="<f4").reshape(rows, dim).astype(np.float32)
 
         return self._with_connection(run)
 
-    def _with_connection(self, run: Any) -> Any:
-        # A pooled connection may have been closed by a worker that exited
-        # idle: one retry on a new connection (which starts a worker if needed).
-        for attempt in (0, 1):
-            connection = self._take(fresh=attempt > 0)
-            try:
-                result = run(connection)
-            except (OSError, ValueError) as exc:
-                connection.close()
-                if attempt:
-                    raise WorkerUnreachable(str(exc)) from exc
-                continue
-            except BaseException:
-                connection.close()
-                raise
-            with self._lock:
-                self._idle.append(connection)
-            return result
-        raise AssertionError("unreachable")
+    def _with_connection(self, run: Callable[[_Connection], T]) -> T:
+        try:
+            return self._run_on(self._take(fresh=False), run)
+        except (OSError, ValueError):
+            pass  # a pooled connection closed by a worker that exited idle: once more, anew
+        try:
+            return self._run_on(self._take(fresh=True), run)
+        except (OSError, ValueError) as exc:
+            raise WorkerUnreachable(str(exc)) from exc
+
+    def _run_on(self, connection: _Connection, run: Callable[[_Connection], T]) -> T:
+        try:
+            result = run(connection)
+        except BaseException:
+            connection.close()
+            raise
+        with self._lock:
+            self._idle.append(connection)
+        return result
 
     def _take(self, *, fresh: bool) -> _Connection:
         with self._lock:
@@ -218,12 +217,8 @@ class WorkerEmbeddingProvider:
                 time.sleep(_POLL_S)
 
     def _start(self) -> None:
-        with open(self.path.with_suffix(".log"), "ab") as worker_log:
-            worker = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-                [sys.executable, "-m", "brainkeep.providers.embed_worker",
-                 "--socket", str(self.path)],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=worker_log,
-                start_new_session=True, close_fds=True, env=self._env)
+        worker = start_helper("brainkeep.providers.embed_worker", ["--socket", str(self.path)],
+                              self.path.with_suffix(".log"), self._env)
         # It outlives no one's interest but is our child: reap it when it exits
         # (idle), or it lingers as a zombie for as long as this process lives.
         threading.Thread(target=worker.wait, name="embed-worker-reaper", daemon=True).start()
