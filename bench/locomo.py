@@ -2,7 +2,8 @@
 
     python bench/locomo.py [--data ../shared/data/locomo/locomo-dev.json]
         [--conversations conv-26,conv-30] [--modes hybrid,keyword,vector]
-        [--model all-MiniLM-L6-v2] [--sparse] [--cache DIR] [--jobs 2] [--json OUT]
+        [--model all-MiniLM-L6-v2] [--sparse] [--context] [--cache DIR] [--jobs 2]
+        [--json OUT]
 
 One brain per conversation, built through the public verbs only: a real
 ``brainkeep serve`` over stdio, driven by the official MCP client (as
@@ -15,7 +16,10 @@ answer). Every question of categories 1-4 is then asked as
 hybrid, keyword, vector; with ``--sparse`` the learned-sparse arm is on
 (config ``sparse.provider local``) and the modes may name it: sparse,
 keyword+sparse, vector+sparse, keyword+vector; the server is restarted per
-mode on the same brain).
+mode on the same brain). With ``--context`` each turn after a session's
+first also carries the turn before it, ``"after <speaker>: <text>"``, as
+its page's frontmatter ``search_context`` (read by the search arms, never
+returned: docs/search.md "Context for each turn").
 
 Scoring. recall returns ``facts[]`` and ``results[]``; this bench writes no
 facts, so ``facts[]`` is empty and only ``results[]`` (one entry per page,
@@ -72,13 +76,21 @@ def cli(home: Path, *args: str) -> None:
 
 
 def home_for(cache: Path, conv: Conversation, model: str, sparse: bool = False) -> Path:
-    return cache / f"{conv.sample_id}-{model.replace('/', '_')}{'-sparse' if sparse else ''}"
+    context = "-context" if any(t.context for t in conv.turns) else ""
+    return cache / (f"{conv.sample_id}-{model.replace('/', '_')}"
+                    f"{'-sparse' if sparse else ''}{context}")
+
+
+def built_marker(conv: Conversation, model: str, sparse: bool) -> dict[str, Any]:
+    """What a cached brain was built with (it is rebuilt when this differs)."""
+    return {"turns": len(conv.turns), "model": model, **({"sparse": True} if sparse else {}),
+            **({"context": True} if any(t.context for t in conv.turns) else {})}
 
 
 def prepare(home: Path, conv: Conversation, model: str, sparse: bool = False) -> bool:
     """Init the brain (once); True when its pages still have to be written."""
     marker = home / "locomo-built.json"
-    expected = {"turns": len(conv.turns), "model": model, **({"sparse": True} if sparse else {})}
+    expected = built_marker(conv, model, sparse)
     if marker.exists() and json.loads(marker.read_text()) == expected:
         return False
     if home.exists():
@@ -135,8 +147,7 @@ def run_conversation(job: tuple[Conversation, Path, str, tuple[str, ...], bool]
     if prepare(home, conv, model, sparse):
         started = time.perf_counter()
         anyio.run(session, home, conv, True, None)
-        (home / "locomo-built.json").write_text(json.dumps(
-            {"turns": len(conv.turns), "model": model, **({"sparse": True} if sparse else {})}))
+        (home / "locomo-built.json").write_text(json.dumps(built_marker(conv, model, sparse)))
         print(f"{conv.sample_id}: {len(conv.turns)} put_page in "
               f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
     for mode in modes:
@@ -163,12 +174,14 @@ def main() -> None:
     parser.add_argument("--model", default="", help="embeddings.model (blank: the default)")
     parser.add_argument("--sparse", action="store_true",
                         help="turn the learned-sparse arm on (sparse.provider local)")
+    parser.add_argument("--context", action="store_true",
+                        help="each turn carries the previous one as its search_context")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", type=Path, help="also write summaries and per-query rows")
     args = parser.parse_args()
     only = [c for c in args.conversations.split(",") if c]
-    convs = load(args.data, only)
+    convs = load(args.data, only, with_context=args.context)
     if not convs:
         raise SystemExit(f"no conversation of {only} in {args.data}")
     modes = tuple(m for m in args.modes.split(",") if m)
@@ -185,7 +198,8 @@ def main() -> None:
     summaries = {name: summarize(r) for name, r in rows.items()}
     print(f"LoCoMo {', '.join(c.sample_id for c in convs)}: {sum(len(c.turns) for c in convs)} "
           f"turns, recall(query, limit={LIMIT}), model {args.model or 'default'}"
-          f"{', sparse arm on' if args.sparse else ''}\n")
+          f"{', sparse arm on' if args.sparse else ''}"
+          f"{', previous turn as search_context' if args.context else ''}\n")
     print(table(summaries))
     for name, r in rows.items():  # category 2 is LoCoMo's temporal questions
         print(f"\n{name}, per category\n{table(by_category(r))}")

@@ -1,13 +1,15 @@
 """Fusion sweeps of the learned-sparse arm on the LoCoMo dev brains bench/locomo.py --sparse built.
 
-    python bench/locomo_sparse.py [--cache DIR] [--only "NAME;..."] [--json OUT]
+    python bench/locomo_sparse.py [--cache DIR] [--context] [--only "NAME;..."] [--json OUT]
 
 Opens each cached conversation brain (``<conv>--sparse``) in-process with
 the local dense model and SPLADE-tiny, swaps ``search.mode`` and the
 ``PageRanking`` weights of the three chunk lists, and asks every question
 through the ``recall`` verb (the dispatcher, ``limit`` 10), scored as
 bench/locomo.py scores (first gold turn among ``results[]``). Dev half only:
-the held-out half is never read here.
+the held-out half is never read here. ``--context``: the brains
+``bench/locomo.py --sparse --context`` built (each turn's previous turn as
+its ``search_context``).
 """
 
 from __future__ import annotations
@@ -87,11 +89,17 @@ def variants() -> dict[str, tuple[str, PageRanking, str]]:
     for mode in ("keyword", "vector", "sparse", "keyword+vector", "keyword+sparse",
                  "vector+sparse", "hybrid"):
         out[mode] = (mode, R(), "")
+        if "sparse" in mode:
+            out[f"{mode} sp 0.5"] = (mode, R(sparse_weight=0.5), "")
     for kw, vec, sp in ((0.5, 0.5, 0.3), (0.5, 0.5, 0.7), (0.5, 0.5, 1.0), (0.4, 0.3, 0.7),
                         (0.3, 0.3, 0.7), (0.3, 0.2, 0.5), (0.4, 0.4, 0.4), (0.3, 0.3, 1.0),
                         (0.5, 0.3, 0.5), (0.3, 0.5, 0.5)):
         out[f"hybrid kw {kw} vec {vec} sp {sp}"] = (
             "hybrid", R(keyword_weight=kw, vector_weight=vec, sparse_weight=sp), "")
+    for sp in (0.3, 0.4):
+        for cut in (0.42, 0.45):
+            out[f"hybrid sp {sp} cutoff {cut}"] = (
+                "hybrid", R(sparse_weight=sp, cutoff=cut), "")
     for floor in (0.5, 1.0, 2.0):
         out[f"hybrid sp floor {floor}"] = ("hybrid", R(sparse_min_score=floor), "")
     for cut in (0.3, 0.42, 0.45, 0.5):
@@ -111,6 +119,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--context", action="store_true",
+                        help="the brains whose turns carry the previous turn as search_context")
     parser.add_argument("--only", default="", help="semicolon-separated variant names")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
@@ -121,7 +131,8 @@ def main() -> None:
     encoder = Memo(SparseEncoder(), "encode")
     table = variants()
     wanted = [n for n in args.only.split(";") if n] or list(table)
-    rows = run(args.cache, load(args.data), {n: table[n] for n in wanted}, embedder, encoder)
+    convs = load(args.data, with_context=args.context)
+    rows = run(args.cache, convs, {n: table[n] for n in wanted}, embedder, encoder)
     print(f"{'variant':<36}{'R@1':>7}{'R@5':>7}{'R@10':>7}{'MRR':>7}{'tok/q':>7}")
     summaries = {}
     for name, r in rows.items():

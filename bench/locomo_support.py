@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from brainkeep.core.limits import MAX_SEARCH_CONTEXT_CHARS
+
 DEFAULT_DATA = (Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo"
                 / "locomo-dev.json")
 KS = (1, 5, 10)
@@ -33,10 +35,13 @@ class Turn:
     dia_id: str
     title: str
     text: str  # "<speaker> (<session date>): <text>"
+    context: str = ""  # frontmatter search_context: "after <speaker>: <previous turn>"
 
     def markdown(self) -> str:
         # JSON strings are valid YAML scalars: dates carry commas and colons.
-        return f"---\ntitle: {json.dumps(self.title)}\n---\n{self.text}\n"
+        context = (f"search_context: {json.dumps(self.context, ensure_ascii=False)}\n"
+                   if self.context else "")
+        return f"---\ntitle: {json.dumps(self.title)}\n{context}---\n{self.text}\n"
 
 
 @dataclass(frozen=True)
@@ -61,8 +66,12 @@ def evidence_ids(raw: Iterable[str]) -> list[str]:
     return out
 
 
-def conversation(sample: dict[str, Any]) -> Conversation:
-    """Turns (one per dialog turn, in session order) and the answerable questions."""
+def conversation(sample: dict[str, Any], with_context: bool = False) -> Conversation:
+    """Turns (one per dialog turn, in session order) and the answerable questions.
+
+    ``with_context``: each turn after a session's first carries the turn
+    before it as its page's ``search_context`` (read by search, never shown).
+    """
     conv = sample["conversation"]
     sessions = sorted(
         (int(m.group(1)), key) for key in conv if (m := _SESSION.match(key))
@@ -70,13 +79,16 @@ def conversation(sample: dict[str, Any]) -> Conversation:
     turns: list[Turn] = []
     for number, key in sessions:
         date = conv.get(f"session_{number}_date_time", "")
+        previous = ""
         for turn in conv[key]:
             turns.append(Turn(
                 slug=f"turns/t{len(turns) + 1:05d}",
                 dia_id=turn["dia_id"],
                 title=f"{turn['speaker']}, {date}",
                 text=f"{turn['speaker']} ({date}): {turn['text']}",
+                context=previous[:MAX_SEARCH_CONTEXT_CHARS] if with_context else "",
             ))
+            previous = f"after {turn['speaker']}: {turn['text']}"
     by_dia = {t.dia_id: t.slug for t in turns}
     questions = []
     for qa in sample["qa"]:
@@ -88,10 +100,12 @@ def conversation(sample: dict[str, Any]) -> Conversation:
     return Conversation(sample["sample_id"], tuple(turns), tuple(questions))
 
 
-def load(path: Path, only: Iterable[str] = ()) -> list[Conversation]:
+def load(path: Path, only: Iterable[str] = (), with_context: bool = False
+         ) -> list[Conversation]:
     wanted = set(only)
     data = json.loads(path.read_text(encoding="utf-8"))
-    return [conversation(s) for s in data if not wanted or s["sample_id"] in wanted]
+    return [conversation(s, with_context) for s in data
+            if not wanted or s["sample_id"] in wanted]
 
 
 def first_hit(ranked: list[str], gold: frozenset[str]) -> int | None:

@@ -14,7 +14,7 @@ bench loading the brain with the local provider searches them:
 - ``--vectors model``: the real model through the same backfill as
   ``brainkeep embed``. ~800K texts: about an hour of both cores.
 - ``--vectors derived`` (default): no model run. A row whose embedded text
-  (``core.embedding_jobs.task_text``) also occurs in the 20K corpus
+  (``core.embedding.task_text``) also occurs in the 20K corpus
   (``--base``) gets that text's real vector; every other row gets the real
   vector of a 20K-corpus row of the same kind, picked by the row's text hash,
   plus Gaussian noise (``NOISE`` per dimension: cosine ~0.95 to its base),
@@ -50,8 +50,13 @@ from seed_corpus import build_corpus  # noqa: E402
 
 from brainkeep.brain import Brain, open_brain  # noqa: E402
 from brainkeep.config import load_settings  # noqa: E402
-from brainkeep.core.embedding import SPACE_DIM_KEY, SPACE_MODEL_KEY, text_hash  # noqa: E402
-from brainkeep.core.embedding_jobs import backfill, plan_backfill, task_text  # noqa: E402
+from brainkeep.core.embedding import (  # noqa: E402
+    SPACE_DIM_KEY,
+    SPACE_MODEL_KEY,
+    task_text,
+    text_hash,
+)
+from brainkeep.core.embedding_jobs import backfill, plan_backfill  # noqa: E402
 from brainkeep.core.retrieval import CHUNK, MEMORY, NewEmbedding  # noqa: E402
 from brainkeep.providers.local_embeddings import (  # noqa: E402
     LOCAL_DIMENSIONS,

@@ -23,8 +23,8 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from brainkeep.brain import Brain
-from brainkeep.core.embedding import text_hash
-from brainkeep.core.embedding_jobs import backfill, task_text
+from brainkeep.core.embedding import task_text, text_hash
+from brainkeep.core.embedding_jobs import backfill
 from brainkeep.core.memory.facts import normalize_fact
 from brainkeep.core.models import MemoryDraft
 from brainkeep.core.retrieval import CHUNK, MEMORY

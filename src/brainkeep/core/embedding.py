@@ -20,12 +20,13 @@ from typing import Protocol
 
 import numpy as np
 
+from brainkeep.core.markdown import chunk_heading, page_heading, search_context_of
 from brainkeep.core.memory.models import MemoryFilter
 from brainkeep.core.models import Memory, Page
 from brainkeep.core.ports.composites import EmbeddingStore
 from brainkeep.core.ports.search_index import SearchIndex, SearchScope
 from brainkeep.core.query import PageScope, words_of
-from brainkeep.core.retrieval import CHUNK, MEMORY, NewEmbedding, ScoredId
+from brainkeep.core.retrieval import CHUNK, MEMORY, EmbedTask, NewEmbedding, ScoredId
 from brainkeep.errors import Unavailable
 
 log = logging.getLogger("brainkeep.embeddings")
@@ -58,6 +59,8 @@ _MARKUP = re.compile(r"^#{1,6}\s+|[*_`]{1,3}", re.M)
 def embedding_text(chunk: str, title: str = "") -> str:
     """The readable text of a markdown chunk, headed by its page title, as the model sees it.
 
+    ``title`` is the page's ``chunk_heading`` (its title and search context).
+
     The title goes first unless the chunk starts with it or already says
     every word of it: a
     chunk of Priya's page that never says "Priya" is still about her, and a
@@ -81,6 +84,16 @@ def embedding_text(chunk: str, title: str = "") -> str:
             and not set(words_of(title)) <= set(words_of(text))):
         text = f"{title}\n{text}"
     return text
+
+
+def task_text(task: EmbedTask, *, context: bool = True) -> str:
+    """What a model reads for a backfill row (its text hash keys the row's vector): a
+    chunk as ``embedding_text`` under its page's title, with the page's search context
+    for the dense model (``context=False``: the learned-sparse arm), a memory as is."""
+    if task.kind != CHUNK:
+        return task.text
+    said = search_context_of(task.context) if context else ""
+    return embedding_text(task.text, chunk_heading(task.title, said))
 
 
 def text_hash(text: str) -> str:
@@ -177,7 +190,7 @@ class Embeddings:
     # -- writes ------------------------------------------------------------
 
     def prepare_chunks(
-        self, texts: Sequence[str], title: str = "", *, embed: bool = True
+        self, texts: Sequence[str], title: str = "", context: str = "", *, embed: bool = True
     ) -> PreparedChunks | None:
         """Vectors for chunk texts (their ``embedding_text``): reused when stored, else embedded.
 
@@ -187,7 +200,8 @@ class Embeddings:
         Returns None when the provider is unavailable: the page is saved
         without vectors and `brainkeep embed` fills them in later.
         """
-        hashes = {text_hash(t): t for t in (embedding_text(c, title) for c in texts)}
+        heading = chunk_heading(title, context)
+        hashes = {text_hash(t): t for t in (embedding_text(c, heading) for c in texts)}
         stored = self.store.stored_vectors_by_hash(self.model, self.dim, list(hashes))
         todo = [(h, t) for h, t in hashes.items() if h not in stored]
         if todo and embed:
@@ -204,7 +218,7 @@ class Embeddings:
         """Store vectors for the page's current chunks (inside the page's transaction)."""
         rows = []
         for chunk_id, text in self.store.page_chunk_texts(page.id):
-            digest = text_hash(embedding_text(text, page.title))
+            digest = text_hash(embedding_text(text, page_heading(page)))
             blob = prepared.by_hash.get(digest)
             if blob is not None:
                 rows.append(NewEmbedding(CHUNK, chunk_id, page.source_id, page.id,
@@ -316,8 +330,9 @@ class StoredVectorsOnly:
     def __init__(self, embeddings: Embeddings) -> None:
         self.embeddings = embeddings
 
-    def prepare_chunks(self, texts: Sequence[str], title: str = "") -> PreparedChunks | None:
-        return self.embeddings.prepare_chunks(texts, title, embed=False)
+    def prepare_chunks(self, texts: Sequence[str], title: str = "", context: str = ""
+                       ) -> PreparedChunks | None:
+        return self.embeddings.prepare_chunks(texts, title, context, embed=False)
 
     def write_page(self, page: Page, prepared: PreparedChunks) -> None:
         self.embeddings.write_page(page, prepared)

@@ -30,7 +30,7 @@ from brainkeep.core.embedding import (
     SPACE_DIM_KEY,
     SPACE_MODEL_KEY,
     Embeddings,
-    embedding_text,
+    task_text,
     text_hash,
     to_blob,
 )
@@ -83,11 +83,6 @@ class BackfillReport:
     @property
     def texts_per_s(self) -> float:
         return self.embedded / self.seconds if self.seconds > 0 else 0.0
-
-
-def task_text(task: EmbedTask) -> str:
-    """The text the model sees for a task: chunks as readable text under their title."""
-    return embedding_text(task.text, task.title) if task.kind == CHUNK else task.text
 
 
 def plan_backfill(embeddings: Embeddings) -> BackfillPlan:

@@ -106,13 +106,13 @@ class PageRanking:
     per_page: int = CHUNKS_PER_PAGE
     title_saturation: float = 1.0
     normalise: str = "minmax"
-    cutoff: float = 0.4
+    cutoff: float = 0.45
     cutoff_keep: int = 7
     feedback_docs: int = 0
     feedback_terms: int = 10
     feedback_weight: float = 0.1
     vector_query: str = "raw"
-    sparse_weight: float = 0.5
+    sparse_weight: float = 0.3
     sparse_min_score: float = 0.0
 
     def term(

@@ -38,6 +38,9 @@ MAX_CONTENT_CHARS = 65_536  # gRPC Remember `content`
 MAX_ID_CHARS = 256  # agent, org, thread, branch ids
 MAX_TAG_CHARS = 128
 MAX_PAGE_BYTES = 1_048_576  # page markdown, UTF-8 bytes
+# frontmatter `search_context`: read with every chunk by the embedding models,
+# whose window (256 tokens for MiniLM) a longer one would fill on its own.
+MAX_SEARCH_CONTEXT_CHARS = 1000
 TRANSCRIPT_PART_BYTES = 65_536  # turns per transcript page, by UTF-8 bytes (then a new part)
 # One imported turn; the rest is cut, with a note saying so. A part page then stays
 # within what the injection scorer reads whole (core/injection.py's two 64K windows).

@@ -15,8 +15,8 @@ from typing import Any
 import yaml
 
 from brainkeep.core import validate
-from brainkeep.core.limits import MAX_JSON_DEPTH
-from brainkeep.core.models import LinkSpec, ParsedPage, TimelineSpec
+from brainkeep.core.limits import MAX_JSON_DEPTH, MAX_SEARCH_CONTEXT_CHARS
+from brainkeep.core.models import LinkSpec, Page, ParsedPage, TimelineSpec
 from brainkeep.core.slugs import is_valid_slug, slug_title
 from brainkeep.errors import InvalidInput
 
@@ -26,7 +26,12 @@ _YamlLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _YamlDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 # Frontmatter keys with a meaning of their own; never read as typed links.
-RESERVED_KEYS = frozenset({"title", "type", "aliases", "summary", "visibility", "tags"})
+RESERVED_KEYS = frozenset({"title", "type", "aliases", "summary", "visibility", "tags",
+                           "search_context"})
+# Text the dense model reads with every chunk of the page and recall never
+# returns: what a chunk means but does not say (a conversational turn's
+# previous turn). docs/search.md "Context for each turn".
+SEARCH_CONTEXT_KEY = "search_context"
 
 _FRONTMATTER_RE = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
 # Public: the console links the same two forms in rendered page text
@@ -287,7 +292,46 @@ def parse_page(slug: str, content: str) -> ParsedPage:
         aliases=_aliases(frontmatter),
         links=tuple(links),
         timeline=tuple(parse_timeline(timeline_text)),
+        search_context=_search_context(frontmatter),
     )
+
+
+def search_context_of(value: Any) -> str:
+    """A stored page's search context: its frontmatter value when that is text, else none."""
+    return value.strip() if isinstance(value, str) else ""
+
+
+def chunk_heading(title: str, context: str = "") -> str:
+    """What heads every chunk of a page for the models: its title, then its search context.
+
+    The context (frontmatter ``search_context``) is what a chunk means but
+    does not say: a reply such as "Yes, twice last year" only means something
+    after the question it answers. The dense model reads it; recall never
+    returns it (the lexical arms read the chunk under its title alone).
+    """
+    if not context:
+        return title
+    return f"{title} ({context})" if title else context
+
+
+def page_heading(page: Page) -> str:
+    """``chunk_heading`` of a stored page."""
+    return chunk_heading(page.title, search_context_of(page.frontmatter.get(SEARCH_CONTEXT_KEY)))
+
+
+def _search_context(frontmatter: dict[str, Any]) -> str:
+    value = frontmatter.get(SEARCH_CONTEXT_KEY)
+    if value is None:
+        return ""
+    if not isinstance(value, str) or len(value) > MAX_SEARCH_CONTEXT_CHARS:
+        raise InvalidInput(
+            f"Frontmatter `{SEARCH_CONTEXT_KEY}` must be text of at most "
+            f"{MAX_SEARCH_CONTEXT_CHARS} characters.",
+            suggestion="Give the few sentences a reader needs to understand the page's chunks "
+                       "(docs/search.md).",
+            field="content",
+        )
+    return value.strip()
 
 
 def _dedupe_links(links: list[LinkSpec], own_slug: str) -> list[LinkSpec]:

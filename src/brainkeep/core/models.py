@@ -54,6 +54,8 @@ class ParsedPage:
     aliases: tuple[str, ...]
     links: tuple[LinkSpec, ...]
     timeline: tuple[TimelineSpec, ...]
+    # Frontmatter `search_context`: read by the dense model with each chunk, never shown.
+    search_context: str = ""
 
 
 @dataclass(frozen=True)

@@ -56,8 +56,14 @@ class ChunkEmbedder(Protocol):
     vectors in later); ``write_page`` stores them inside it.
     """
 
-    def prepare_chunks(self, texts: Sequence[str], title: str = "") -> Any | None: ...
+    def prepare_chunks(self, texts: Sequence[str], title: str = "", context: str = ""
+                       ) -> Any | None: ...
     def write_page(self, page: Page, prepared: Any) -> None: ...
+
+
+def _heading(draft: PageDraft) -> tuple[str, str]:
+    """What heads a draft's chunks for the models: its title and its search context."""
+    return draft.parsed.title, draft.parsed.search_context
 
 
 def _hidden_from(caller: Caller, page: Page | None) -> bool:
@@ -144,7 +150,7 @@ class PageService:
         # The model runs before the write lock is taken; vectors of unchanged
         # chunks are reused, so an edit embeds only the chunks it changed.
         vectors = (
-            self.embedder.prepare_chunks([c.text for c in draft.chunks], draft.parsed.title)
+            self.embedder.prepare_chunks([c.text for c in draft.chunks], *_heading(draft))
             if self.embedder is not None
             else None
         )
@@ -197,8 +203,7 @@ class PageService:
         their vectors carry the page's new visibility.
         """
         draft = self.draft(page.slug, page.content)
-        vectors = (self.embedder.prepare_chunks([c.text for c in draft.chunks],
-                                                draft.parsed.title)
+        vectors = (self.embedder.prepare_chunks([c.text for c in draft.chunks], *_heading(draft))
                    if self.embedder is not None else None)
         now = self.clock.now_ts()
         released = self.store.save_page(draft, now, existing=page)

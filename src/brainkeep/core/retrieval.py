@@ -42,6 +42,7 @@ class EmbedTask:
     private: bool
     text: str
     title: str = ""  # chunks: the page title (embedded as the chunk's heading)
+    context: object = None  # chunks: the page's frontmatter `search_context`, as stored
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from brainkeep.core.embedding import embedding_text, text_hash
+from brainkeep.core.embedding import embedding_text, task_text, text_hash
 from brainkeep.core.models import Page
 from brainkeep.core.ports.composites import VectorStore
 from brainkeep.core.ports.search_index import SearchScope, SparseIndex
@@ -42,11 +42,6 @@ class SparseEncoder(Protocol):
     def encode(self, texts: Sequence[str]) -> Sequence[Any]:
         """One vector per text with ``terms`` (ascending ids) and ``weights``."""
         ...
-
-
-def task_text(task: EmbedTask) -> str:
-    """What the encoder reads for a row: the same text the dense model embeds."""
-    return embedding_text(task.text, task.title) if task.kind == CHUNK else task.text
 
 
 class Sparse:
@@ -89,9 +84,14 @@ class Sparse:
 
     # -- writes (core.pages.ChunkEmbedder) -------------------------------------
 
-    def prepare_chunks(self, texts: Sequence[str], title: str = ""
+    def prepare_chunks(self, texts: Sequence[str], title: str = "", context: str = ""
                        ) -> dict[str, SparseTerms] | None:
-        """Vectors of a page's chunk texts, by text hash, before the write transaction."""
+        """Vectors of a page's chunk texts, by text hash, before the write transaction.
+
+        The page's search context is not read: a lexical arm ranks a turn by
+        its own words (with its neighbour's, a reply matches the question's
+        words: docs/search.md "Context for each turn").
+        """
         readable = list(dict.fromkeys(embedding_text(c, title) for c in texts))
         try:
             vectors = self.encode(readable)
@@ -115,7 +115,7 @@ class Sparse:
     def rows_for(self, tasks: Sequence[EmbedTask], vectors: Sequence[SparseTerms]
                  ) -> list[NewSparse]:
         return [NewSparse(t.kind, t.item_id, self.source_id, t.page_id, t.private, self.model,
-                          text_hash(task_text(t)), v)
+                          text_hash(task_text(t, context=False)), v)
                 for t, v in zip(tasks, vectors, strict=True)]
 
     # -- search ----------------------------------------------------------------
@@ -139,7 +139,7 @@ class Sparse:
         tasks = self.index.missing(MEMORY, after_item=self._memory_floor, limit=CATCH_UP_LIMIT)
         if tasks:
             try:
-                vectors = self.encode([task_text(t) for t in tasks])
+                vectors = self.encode([task_text(t, context=False) for t in tasks])
             except Unavailable as exc:
                 log.warning("memory sparse catch-up postponed: %s", exc.message)
                 return 0
@@ -159,8 +159,9 @@ class ChunkEncoders:
 
     parts: tuple[Any, ...]
 
-    def prepare_chunks(self, texts: Sequence[str], title: str = "") -> tuple[Any, ...]:
-        return tuple(p.prepare_chunks(texts, title) for p in self.parts)
+    def prepare_chunks(self, texts: Sequence[str], title: str = "", context: str = ""
+                       ) -> tuple[Any, ...]:
+        return tuple(p.prepare_chunks(texts, title, context) for p in self.parts)
 
     def write_page(self, page: Page, prepared: tuple[Any, ...]) -> None:
         for part, ready in zip(self.parts, prepared, strict=True):

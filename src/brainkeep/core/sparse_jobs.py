@@ -19,8 +19,9 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
+from brainkeep.core.embedding import task_text
 from brainkeep.core.retrieval import CHUNK, MEMORY, EmbedTask
-from brainkeep.core.sparse import Sparse, task_text
+from brainkeep.core.sparse import Sparse
 from brainkeep.core.sparse_terms import SparseTerms
 
 BATCH_TEXTS = 64
@@ -106,7 +107,7 @@ def _batches(sparse: Sparse, batch: int) -> Iterator[list[tuple[str, list[EmbedT
             after = tasks[-1].item_id
             grouped: dict[str, list[EmbedTask]] = {}
             for task in tasks:
-                grouped.setdefault(task_text(task), []).append(task)
+                grouped.setdefault(task_text(task, context=False), []).append(task)
             todo = sorted(grouped.items(), key=lambda item: len(item[0]))
             for lo in range(0, len(todo), batch):
                 yield todo[lo : lo + batch]

@@ -76,7 +76,8 @@ def backfill_batch(sql: SQL, kind: str, missing: str, missing_params: tuple[Any,
             # SQLite: CROSS JOIN and +source_id pin the plan to walking ids
             # upward from after_item (else: every row of the source, then a
             # sort, per batch; measured 1,800 -> 100 rows/s at 400K chunks).
-            "SELECT x.id, x.page_id, p.visibility, x.text, p.title FROM chunks x "
+            "SELECT x.id, x.page_id, p.visibility, x.text, p.title, "
+            f"{sql.dialect.json_text('p.frontmatter', 'search_context')} FROM chunks x "
             f"{pick(sqlite='CROSS JOIN', postgres='JOIN')} pages p ON p.id = x.page_id "
             f"WHERE {hint}p.source_id = ? AND p.deleted_at IS NULL AND x.id > ? "
             f"AND {missing} ORDER BY x.id LIMIT ?",
@@ -84,12 +85,12 @@ def backfill_batch(sql: SQL, kind: str, missing: str, missing_params: tuple[Any,
         )
     else:
         rows = sql.all(
-            "SELECT x.id, NULL, x.visibility, x.text, '' FROM memories x "
+            "SELECT x.id, NULL, x.visibility, x.text, '', NULL FROM memories x "
             f"WHERE {hint}x.source_id = ? AND x.expired_at IS NULL AND x.deleted_at IS NULL "
             f"AND x.id > ? AND {missing} ORDER BY x.id LIMIT ?",
             params,
         )
-    return [EmbedTask(kind, int(r[0]), r[1], r[2] == "private", r[3], r[4]) for r in rows]
+    return [EmbedTask(kind, int(r[0]), r[1], r[2] == "private", r[3], r[4], r[5]) for r in rows]
 
 
 def _affected(cursor: Any) -> int:
