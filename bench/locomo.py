@@ -76,7 +76,7 @@ def cli(home: Path, *args: str) -> None:
 
 
 def home_for(cache: Path, conv: Conversation, model: str, sparse: bool = False) -> Path:
-    context = "-context" if any(t.context for t in conv.turns) else ""
+    context = "-context" if conv.has_context else ""
     return cache / (f"{conv.sample_id}-{model.replace('/', '_')}"
                     f"{'-sparse' if sparse else ''}{context}")
 
@@ -84,7 +84,7 @@ def home_for(cache: Path, conv: Conversation, model: str, sparse: bool = False) 
 def built_marker(conv: Conversation, model: str, sparse: bool) -> dict[str, Any]:
     """What a cached brain was built with (it is rebuilt when this differs)."""
     return {"turns": len(conv.turns), "model": model, **({"sparse": True} if sparse else {}),
-            **({"context": True} if any(t.context for t in conv.turns) else {})}
+            **({"context": True} if conv.has_context else {})}
 
 
 def prepare(home: Path, conv: Conversation, model: str, sparse: bool = False) -> bool:

@@ -96,8 +96,8 @@ def variants() -> dict[str, tuple[str, PageRanking, str]]:
                         (0.5, 0.3, 0.5), (0.3, 0.5, 0.5)):
         out[f"hybrid kw {kw} vec {vec} sp {sp}"] = (
             "hybrid", R(keyword_weight=kw, vector_weight=vec, sparse_weight=sp), "")
-    for sp in (0.3, 0.4):
-        for cut in (0.42, 0.45):
+    for sp in (0.4, 0.5):  # around the shipped 0.3 / 0.45
+        for cut in (0.4, 0.45):
             out[f"hybrid sp {sp} cutoff {cut}"] = (
                 "hybrid", R(sparse_weight=sp, cutoff=cut), "")
     for floor in (0.5, 1.0, 2.0):

@@ -57,6 +57,11 @@ class Conversation:
     turns: tuple[Turn, ...]
     questions: tuple[Question, ...]
 
+    @property
+    def has_context(self) -> bool:
+        """Whether its turns carry a ``search_context`` (the brain is cached apart)."""
+        return any(t.context for t in self.turns)
+
 
 def evidence_ids(raw: Iterable[str]) -> list[str]:
     """dia_ids of a question's evidence (a few entries hold several, ``"D8:6; D9:17"``)."""

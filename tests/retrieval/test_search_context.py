@@ -93,8 +93,8 @@ def brain(home: Path, dense: Recording, sparse: Recording) -> Iterator[Brain]:
         opened.close()
 
 
-def reply_page(context: str = CONTEXT) -> str:
-    return REPLY.format(ctx=json.dumps(context))
+def reply_page() -> str:
+    return REPLY.format(ctx=json.dumps(CONTEXT))
 
 
 def test_the_dense_model_reads_the_context_and_the_sparse_encoder_does_not(

@@ -217,8 +217,9 @@ class Embeddings:
     def write_page(self, page: Page, prepared: PreparedChunks) -> None:
         """Store vectors for the page's current chunks (inside the page's transaction)."""
         rows = []
+        heading = page_heading(page)
         for chunk_id, text in self.store.page_chunk_texts(page.id):
-            digest = text_hash(embedding_text(text, page_heading(page)))
+            digest = text_hash(embedding_text(text, heading))
             blob = prepared.by_hash.get(digest)
             if blob is not None:
                 rows.append(NewEmbedding(CHUNK, chunk_id, page.source_id, page.id,

@@ -331,7 +331,7 @@ def _search_context(frontmatter: dict[str, Any]) -> str:
                        "(docs/search.md).",
             field="content",
         )
-    return value.strip()
+    return search_context_of(value)
 
 
 def _dedupe_links(links: list[LinkSpec], own_slug: str) -> list[LinkSpec]:

@@ -61,11 +61,6 @@ class ChunkEmbedder(Protocol):
     def write_page(self, page: Page, prepared: Any) -> None: ...
 
 
-def _heading(draft: PageDraft) -> tuple[str, str]:
-    """What heads a draft's chunks for the models: its title and its search context."""
-    return draft.parsed.title, draft.parsed.search_context
-
-
 def _hidden_from(caller: Caller, page: Page | None) -> bool:
     """The one page-privacy rule, for reads and writes alike.
 
@@ -150,7 +145,8 @@ class PageService:
         # The model runs before the write lock is taken; vectors of unchanged
         # chunks are reused, so an edit embeds only the chunks it changed.
         vectors = (
-            self.embedder.prepare_chunks([c.text for c in draft.chunks], *_heading(draft))
+            self.embedder.prepare_chunks([c.text for c in draft.chunks], draft.parsed.title,
+                                         draft.parsed.search_context)
             if self.embedder is not None
             else None
         )
@@ -203,7 +199,8 @@ class PageService:
         their vectors carry the page's new visibility.
         """
         draft = self.draft(page.slug, page.content)
-        vectors = (self.embedder.prepare_chunks([c.text for c in draft.chunks], *_heading(draft))
+        vectors = (self.embedder.prepare_chunks([c.text for c in draft.chunks],
+                                                draft.parsed.title, draft.parsed.search_context)
                    if self.embedder is not None else None)
         now = self.clock.now_ts()
         released = self.store.save_page(draft, now, existing=page)
