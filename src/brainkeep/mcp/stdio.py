@@ -242,13 +242,16 @@ class _Session:
         # model) now, while it is busy with its own start-up.
         self.slot.start()
 
-    def call(self, request_id: str | int | None, name: str, arguments: dict[str, Any]) -> None:
-        """Worker thread: one tools/call, through the one dispatcher."""
+    def call(self, request_id: str | int | None, name: str,
+             arguments: dict[str, Any]) -> Callable[[], None]:
+        """Worker thread: one tools/call, through the one dispatcher; returns its delivery."""
         try:
             outcome = self.slot.dispatcher().call(name, arguments, self.caller)
         except BaseException as exc:  # noqa: BLE001 — the edge: the brain did not open
             outcome = self.slot.failure(name, exc)
-        self.result(request_id, call_tool_result(outcome))
+        reply = self.frame({"jsonrpc": "2.0", "id": request_id,
+                            "result": call_tool_result(outcome)})
+        return lambda: self.send_raw(reply)
 
     def result(self, request_id: str | int | None, result: dict[str, Any]) -> None:
         self.send({"jsonrpc": "2.0", "id": request_id, "result": result})
@@ -259,8 +262,12 @@ class _Session:
                    "error": {"code": code, "message": message, "data": data}})
 
     def send(self, message: dict[str, Any]) -> None:
-        self.send_raw(json.dumps(message, ensure_ascii=False, separators=(",", ":"))
-                      .encode("utf-8") + b"\n")
+        self.send_raw(self.frame(message))
+
+    @staticmethod
+    def frame(message: dict[str, Any]) -> bytes:
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        return text.encode("utf-8") + b"\n"
 
     def send_raw(self, data: bytes) -> None:
         with self._lock:  # one frame at a time: replies from several workers interleave

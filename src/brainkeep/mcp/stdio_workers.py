@@ -6,6 +6,7 @@ import logging
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -23,47 +24,74 @@ log = logging.getLogger("brainkeep.stdio")
 MAX_WORKERS = 16
 
 
+# A call's job computes the answer and returns how to deliver it (or None).
+Deliver = Callable[[], None]
+Job = Callable[[], Deliver | None]
+
+
 class Workers:
     """Daemon threads running submitted calls; a new one starts only when all are busy.
 
     Daemon, unlike ``concurrent.futures``, whose exit hook joins every worker:
     a call still running when the shutdown grace ends must not hold the
     process open.
+
+    The most recently idle worker takes the next call, and a worker is back
+    among the idle before it delivers its answer: a client that waits for each
+    reply before its next request (every agent host) is served by one warm
+    thread. When the reply left first, the next request found every worker
+    busy and started another, up to the limit, and the calls went round them
+    all, each thread then with a SQLite connection of its own (stdio
+    ``remember``: 1.7 ms of CPU instead of 1.0).
     """
 
     def __init__(self, limit: int = MAX_WORKERS) -> None:
-        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self._limit = limit
         self._lock = threading.Condition()
+        self._idle: list[queue.SimpleQueue[Job]] = []  # each idle worker's inbox, newest last
+        self._waiting: deque[Job] = deque()  # submitted while every worker was busy
         self._threads = 0
-        self._idle = 0
-        self._running = 0
+        self._running = 0  # submitted and not yet delivered
 
-    def submit(self, job: Callable[[], None]) -> None:
+    def submit(self, job: Job) -> None:
         with self._lock:
             self._running += 1
             if self._idle:
-                self._idle -= 1  # reserved: that worker takes this job
+                self._idle.pop().put(job)
             elif self._threads < self._limit:
                 self._threads += 1
-                threading.Thread(target=self._work, daemon=True,
+                inbox: queue.SimpleQueue[Job] = queue.SimpleQueue()
+                inbox.put(job)
+                threading.Thread(target=self._work, args=(inbox,), daemon=True,
                                  name=f"brainkeep-call-{self._threads}").start()
-        self._jobs.put(job)
+            else:
+                self._waiting.append(job)
 
-    def _work(self) -> None:
+    def _work(self, inbox: queue.SimpleQueue[Job]) -> None:
         while True:
-            job = self._jobs.get()
-            try:
-                job()
-            except BaseException:  # noqa: BLE001 — a job answers its own errors; never die
-                log.exception("stdio: a call failed outside the dispatcher")
+            job = inbox.get()
+            deliver = self._run(job)
+            with self._lock:
+                if self._waiting:
+                    inbox.put(self._waiting.popleft())
+                else:
+                    self._idle.append(inbox)
+            if deliver is not None:
+                self._run(deliver)
             with self._lock:
                 self._running -= 1
-                self._idle += 1
                 self._lock.notify_all()
 
+    @staticmethod
+    def _run(step: Callable[[], Deliver | None]) -> Deliver | None:
+        try:
+            return step()
+        except BaseException:  # noqa: BLE001 — a job answers its own errors; never die
+            log.exception("stdio: a call failed outside the dispatcher")
+            return None
+
     def drain(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` s for the submitted calls to finish; True if they did."""
+        """Wait up to ``timeout`` s for the submitted calls to be answered; True if they were."""
         deadline = time.monotonic() + timeout
         with self._lock:
             while self._running:
