@@ -97,6 +97,35 @@ def test_a_failing_job_only_fails_its_caller(brain: Brain) -> None:
     assert names == {"leader", "good"}  # the failed job's write was rolled back alone
 
 
+def test_a_lone_failing_job_writes_nothing_and_the_next_commits(brain: Brain) -> None:
+    writer = GroupCommit(brain.store)
+
+    def boom() -> None:
+        _event(brain, "doomed")
+        raise ValueError("job failed")
+
+    with pytest.raises(ValueError):
+        writer.run(boom)
+    assert _count(brain) == 0
+    assert not brain.store.in_transaction()
+    writer.run(lambda: _event(brain, "after"))
+    assert _count(brain) == 1
+
+
+def test_a_lone_job_commits_without_a_savepoint(brain: Brain) -> None:
+    # A savepoint makes SQLite keep a statement journal of every page the job
+    # touches: it was a fifth of a lone remember's CPU (bench/write_verbs.py).
+    statements: list[str] = []
+    conn = brain.store.db.conn
+    conn.set_trace_callback(statements.append)
+    try:
+        GroupCommit(brain.store).run(lambda: _event(brain, "alone"))
+    finally:
+        conn.set_trace_callback(None)
+    assert "COMMIT" in statements
+    assert not [s for s in statements if s.startswith(("SAVEPOINT", "RELEASE"))]
+
+
 def test_read_log_buffers_then_flushes(mnemo: MnemoService, brain: Brain) -> None:
     memory = mnemo.remember(RememberInput(content="read me", agent_id="a", scope="public"))
     reads = mnemo.ctx.reads
