@@ -87,6 +87,57 @@ def test_each_thread_gets_its_own_connection(store: SQLiteStore) -> None:
     assert sorted(int(e.subject_id) for e in store.iter_events()) == [0, 1, 2, 3]
 
 
+def test_sequential_sessions_on_many_threads_share_one_connection(store: SQLiteStore) -> None:
+    # A connection drops its page cache when it finds another's commit: calls
+    # handed round a pool of worker threads must not each bring their own.
+    seen: list[int] = []
+
+    def call(n: int) -> None:
+        with store.session():
+            with store.transaction():
+                store.append_event(event(n), NOW)
+            seen.append(id(store.db.conn))
+
+    for n in range(6):
+        thread = threading.Thread(target=call, args=(n,))
+        thread.start()
+        thread.join()
+    assert len(set(seen)) == 1
+    assert sorted(int(e.subject_id) for e in store.iter_events()) == list(range(6))
+
+
+def test_concurrent_sessions_get_their_own_connections(store: SQLiteStore) -> None:
+    inside = threading.Barrier(3)
+    seen: list[int] = []
+
+    def call() -> None:
+        with store.session():
+            seen.append(id(store.db.conn))
+            inside.wait(5)
+
+    threads = [threading.Thread(target=call) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(seen)) == 3
+
+
+def test_a_session_inside_an_open_transaction_keeps_its_connection(store: SQLiteStore) -> None:
+    own = store.db.conn
+    with store.transaction():
+        store.append_event(event(1), NOW)
+        with store.session():
+            assert store.db.conn is own  # the write and what follows stay one transaction
+            store.append_event(event(2), NOW)
+    with store.session():
+        lent = store.db.conn
+        with store.session():
+            assert store.db.conn is lent
+    assert lent is not own and store.db.conn is own
+    assert [e.subject_id for e in store.iter_events()] == ["1", "2"]
+
+
 def test_driver_errors_become_store_errors(store: SQLiteStore) -> None:
     with pytest.raises(StoreError) as info:
         store.db.execute("SELECT * FROM no_such_table")

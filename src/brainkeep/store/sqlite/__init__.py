@@ -68,7 +68,7 @@ class SQLiteStore(
             yield
 
     def session(self) -> AbstractContextManager[None]:
-        return nullcontext()  # one connection per thread already
+        return self.db.session()
 
     def in_transaction(self) -> bool:
         """Whether this thread's connection is inside a transaction."""

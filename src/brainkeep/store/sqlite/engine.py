@@ -1,8 +1,12 @@
 """SQLite connections, transactions and migrations.
 
-One connection per thread (servers answer on worker threads; a sqlite3
-connection must not be shared across threads), all opened by ``_connect`` with
-the same pragmas. Writers serialize through ``BEGIN IMMEDIATE`` plus a busy
+A connection is used by one thread at a time, all opened by ``_connect`` with
+the same pragmas. A server call runs in ``session()``, which lends the thread
+the connection most recently handed back: each connection keeps its own page
+cache, and drops all of it when it next finds another connection's commit,
+so sequential calls spread over a pool of worker threads (gRPC, HTTP) each
+paid for re-reading their pages. Outside a session a thread uses a
+connection of its own. Writers serialize through ``BEGIN IMMEDIATE`` plus a busy
 timeout, so two processes (a server and the CLI) can write one brain at once.
 """
 
@@ -60,7 +64,8 @@ def _translate(exc: sqlite3.Error, busy_timeout_ms: int | None = None) -> Braink
 
 
 class _Local(threading.local):
-    conn: sqlite3.Connection | None = None
+    conn: sqlite3.Connection | None = None  # the thread's own, outside sessions
+    lent: sqlite3.Connection | None = None  # the session's, while one is open
     depth: int = 0
 
 
@@ -87,6 +92,7 @@ class SQLiteEngine:
         self._local = _Local()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
+        self._idle: list[sqlite3.Connection] = []  # session connections, last returned last
         # Threads of one process queue here for the write lock: SQLite's busy
         # handler sleeps in growing steps, which turns contention into long
         # tail latency. Other processes still wait through busy_timeout.
@@ -128,9 +134,35 @@ class SQLiteEngine:
 
     @property
     def conn(self) -> sqlite3.Connection:
-        if self._local.conn is None:
-            self._local.conn = self._connect()
-        return self._local.conn
+        local = self._local
+        if local.lent is not None:
+            return local.lent
+        if local.conn is None:
+            local.conn = self._connect()
+        return local.conn
+
+    @contextmanager
+    def session(self) -> Iterator[None]:
+        """This thread's statements in the block run on a lent connection, the warmest idle one.
+
+        Nested in a session, or inside a transaction on the thread's own
+        connection, the block keeps the connection it has. ``:memory:`` keeps
+        per-thread connections: each would be a database of its own.
+        """
+        local = self._local
+        if local.lent is not None or local.depth or self.path == ":memory:":
+            yield
+            return
+        with self._all_lock:
+            conn = self._idle.pop() if self._idle else None
+        local.lent = conn if conn is not None else self._connect()
+        try:
+            yield
+        finally:
+            conn, local.lent = local.lent, None
+            with self._all_lock:
+                if conn in self._all:  # not closed meanwhile
+                    self._idle.append(conn)
 
     def optimize(self) -> None:
         """Refresh the query planner's statistics (bounded work, ~10 ms).
@@ -152,6 +184,7 @@ class SQLiteEngine:
                 except sqlite3.Error as exc:  # closing the rest matters more than one failure
                     log.warning("closing a connection to %s failed: %s", self.path, exc)
             self._all.clear()
+            self._idle.clear()
         self._local = _Local()
 
     # -- statements --------------------------------------------------------
