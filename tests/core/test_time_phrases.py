@@ -115,12 +115,18 @@ GATE_TEXTS = [
     "monthly satisfaction sunny wedding", "no dates, only digits 12 34 and a dash -",
     "March 3:30 pm and May 5th", "ſeptember 9 and \u212aing",
     "thıs week, laſt month, İn 2020, on ſaturday, ſix days ago, the ſummer of 2021",
+    "we decided in Novak's office; Dec. 5, the 5th of may, MID-JUNE, Frid. and Tues",
+    "ON FRIDAY IN MAY 2020, 3 WEEKS AGO, Last Summer", "mon-day sun-day wed_nesday june5 5june",
+    "we met in midjune",
 ]
 
 
 @pytest.mark.parametrize("text", GATE_TEXTS)
 def test_gates_skip_only_scans_that_cannot_match(text: str) -> None:
     assert find_phrases(text) == find_phrases(text, gated=False)
+    # The case-sensitive passes over the folded text read what IGNORECASE reads.
+    for variant in (text, text.upper(), text.title(), text.swapcase()):
+        assert find_phrases(variant) == find_phrases(variant, gated=False, folded=False)
     find_windows(text, TODAY)  # and every phrase found resolves (a long s once raised)
 
 

@@ -29,7 +29,7 @@ from datetime import date
 from brainkeep.core.clock import parse_ts
 from brainkeep.core.fusion import PageScore
 from brainkeep.core.retrieval import ChunkView
-from brainkeep.core.time_phrases import TimeWindow, find_phrases, query_window, resolve
+from brainkeep.core.time_phrases import TimeWindow, find_phrases, fold, query_window, resolve
 
 _WHEN = re.compile(
     r"^\W*(?:when\b|what\s+(?:date|day|time|year|month|week)\b|"
@@ -40,13 +40,25 @@ _WHEN = re.compile(
 
 
 # Phrases that say when or how long without naming days: they mark a text as
-# stating a time (the "when" boost) but give no window.
+# stating a time (the "when" boost) but give no window. Matched on the
+# folded text (time_phrases.fold), after substring tests for words every
+# match holds: most texts hold none, and the regex would walk all of them.
 _TIME_MARKERS = re.compile(
     r"\b(?:recently|lately|the\s+other\s+day|(?:for|since)\s+(?:\d+|a\s+few|a\s+couple\s+of|"
     r"several|many|two|three|four|five|six|seven|eight|nine|ten)\s+(?:years?|months?|weeks?|days?)|"
-    r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten)\s+years\s+now|since\s+(?:19|20)\d\d)\b",
-    re.IGNORECASE,
+    r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten)\s+years\s+now|since\s+(?:19|20)\d\d)\b"
 )
+_MARKER_WORDS = ("recently", "lately", "other", "now", "since")
+_UNITS = ("year", "month", "week", "day")
+
+
+def _states_a_time(text: str) -> bool:
+    """Whether ``text`` holds a duration or recency marker (``_TIME_MARKERS``)."""
+    low = fold(text)
+    if not any(map(low.__contains__, _MARKER_WORDS)) and not (
+            "for" in low and any(map(low.__contains__, _UNITS))):
+        return False
+    return _TIME_MARKERS.search(low) is not None
 
 
 @dataclass(frozen=True)
@@ -108,7 +120,7 @@ def text_times(title: str, text: str, written: date) -> TextTimes:
                 for w in resolve([p for p in phrases if p.end <= split], anchor)}
     windows = resolve([p for p in phrases if p.start > split], anchor)
     events = tuple(w for w in windows if (w.start, w.end, w.any_year) not in in_title)
-    return TextTimes(tuple(windows), events, bool(events) or bool(_TIME_MARKERS.search(text)))
+    return TextTimes(tuple(windows), events, bool(events) or _states_a_time(text))
 
 
 @dataclass(frozen=True)
