@@ -133,6 +133,18 @@ def ensure_vectors(brain: Brain) -> None:
     build_indexes(brain)
 
 
+def prepared_corpus(cache: Path) -> LocalEmbeddingProvider:
+    """The corpus at ``cache`` built and embedded (once); the loaded model, for the runs."""
+    ensure_corpus(cache)
+    model = LocalEmbeddingProvider()
+    brain = open_brain(load_settings(cache, env={}), embedder=model)
+    try:
+        ensure_vectors(brain)  # on the SQLite corpus: PostgreSQL gets a copy of it
+    finally:
+        brain.close()
+    return model
+
+
 def build_indexes(brain: Brain) -> None:
     """ANN bases up to date before timing (else a serving process builds them meanwhile)."""
     started = time.perf_counter()
@@ -283,13 +295,7 @@ def main() -> None:
     args = parser.parse_args()
     engines = engines_of(args)
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}, engines: {engines}")
-    ensure_corpus(args.cache)
-    model = LocalEmbeddingProvider()
-    brain = open_brain(load_settings(args.cache, env={}), embedder=model)
-    try:
-        ensure_vectors(brain)  # on the SQLite corpus: PostgreSQL gets a copy of it
-    finally:
-        brain.close()
+    model = prepared_corpus(args.cache)
     pg = PostgresCorpus(args.cache, "corpus_20k", args.database, args.shared_buffers)
     home = Path(tempfile.mkdtemp(prefix="bk-recall-pg-"))
     results: dict[str, dict[str, list[float]]] = {}

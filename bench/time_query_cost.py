@@ -33,15 +33,13 @@ import time
 from pathlib import Path
 
 from engines import PostgresCorpus, add_arguments, engines_of, open_on
-from recall_query import DEFAULT_CACHE, ensure_corpus, ensure_vectors, pct, queries
+from recall_query import DEFAULT_CACHE, pct, prepared_corpus, queries
 
-from brainkeep.brain import Brain, open_brain
-from brainkeep.config import load_settings
+from brainkeep.brain import Brain
 from brainkeep.core.context import STDIO
 from brainkeep.ops.dispatch import Dispatcher
 from brainkeep.ops.registry import build_catalog
 from brainkeep.ops.usage import UsageLog
-from brainkeep.providers.local_embeddings import LocalEmbeddingProvider
 
 TARGET_EXTRA_MS = 5.0
 VARIANTS = {
@@ -98,13 +96,7 @@ def main() -> None:
     args = parser.parse_args()
     engines = engines_of(args)
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}, engines: {engines}")
-    ensure_corpus(args.cache)
-    model = LocalEmbeddingProvider()
-    brain = open_brain(load_settings(args.cache, env={}), embedder=model)
-    try:
-        ensure_vectors(brain)
-    finally:
-        brain.close()
+    model = prepared_corpus(args.cache)
     pg = PostgresCorpus(args.cache, "corpus_20k", args.database, args.shared_buffers)
     home = Path(tempfile.mkdtemp(prefix="bk-time-pg-"))
     try:
