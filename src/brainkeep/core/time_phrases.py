@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import Any
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december")
@@ -330,8 +331,9 @@ def find_phrases(text: str, *, gated: bool = True, folded: bool = True) -> list[
             start, end = m.span()
             if any(start < e and s < end for s, e in taken):
                 continue
-            # The words as written: "may" in lower case is the verb (_resolve).
-            groups = tuple(None if a < 0 else text[a:b] for a, b in m.regs[1:])
+            # The words as written: "may" in lower case is the verb (_resolve);
+            # None for a group that took no part, as Match.groups() gives it.
+            groups: tuple[Any, ...] = tuple(None if a < 0 else text[a:b] for a, b in m.regs[1:])
             if _resolve(name, groups, text[start:end], _ANY_DAY) is not None:
                 taken.append((start, end))
                 found.append(Phrase(start, end, name, groups, text[start:end]))
