@@ -33,9 +33,8 @@ import cProfile
 import json
 import os
 import pstats
+import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -64,27 +63,27 @@ def seed(call: Callable[[str, dict[str, Any]], object]) -> None:
                           "entity": f"people/p-{i % 97}"})
 
 
+def timed(client: Client, calls: list[tuple[str, dict[str, Any]]]
+          ) -> tuple[list[float], float, list[dict[str, Any]]]:
+    """(wall ms per call, server CPU ms per call, results) of ``calls`` in order."""
+    walls, results = [], []
+    cpu0 = proc_cpu_s(client.proc.pid)
+    for tool, arguments in calls:
+        start = time.perf_counter()
+        results.append(client.call(tool, arguments))
+        walls.append((time.perf_counter() - start) * 1000)
+    return walls, (proc_cpu_s(client.proc.pid) - cpu0) / len(calls) * 1000, results
+
+
 def run(client: Client, calls: int) -> dict[str, tuple[list[float], float]]:
     """{verb: (wall ms per call, server CPU ms per call)} for remember then forget."""
-    out: dict[str, tuple[list[float], float]] = {}
-    ids: list[str] = []
-    walls: list[float] = []
-    cpu0 = proc_cpu_s(client.proc.pid)
-    for i in range(calls):
-        start = time.perf_counter()
-        result = client.call("remember", {"fact": f"Person {i % 97} mentioned the budget #{i}",
-                                          "provenance": "bench", "entity": f"people/p-{i % 97}"})
-        walls.append((time.perf_counter() - start) * 1000)
-        ids.append(json.loads(result["content"][0]["text"])["id"])
-    out["remember"] = (walls, (proc_cpu_s(client.proc.pid) - cpu0) / calls * 1000)
-    walls = []
-    cpu0 = proc_cpu_s(client.proc.pid)
-    for fact_id in ids:
-        start = time.perf_counter()
-        client.call("forget", {"id": fact_id})
-        walls.append((time.perf_counter() - start) * 1000)
-    out["forget"] = (walls, (proc_cpu_s(client.proc.pid) - cpu0) / calls * 1000)
-    return out
+    walls, cpu, saved = timed(client, [
+        ("remember", {"fact": f"Person {i % 97} mentioned the budget #{i}",
+                      "provenance": "bench", "entity": f"people/p-{i % 97}"})
+        for i in range(calls)])
+    ids = [json.loads(r["content"][0]["text"])["id"] for r in saved]
+    forgets, forget_cpu, _ = timed(client, [("forget", {"id": fact_id}) for fact_id in ids])
+    return {"remember": (walls, cpu), "forget": (forgets, forget_cpu)}
 
 
 def grpc_remember(home: Path, calls: int) -> tuple[list[float], float]:
@@ -161,7 +160,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=500, help="calls per verb (default 500)")
     parser.add_argument("--runs", type=int, default=3, help="best of N fresh brains (default 3)")
-    parser.add_argument("--profile", type=Path, help="also profile one server into this file")
+    parser.add_argument("--profile", type=Path,
+                        help="also profile the calls in process (the dispatcher) into this file")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bk-writes-"))
     print(f"cores: {os.cpu_count()}, load average: "
@@ -185,19 +185,19 @@ def main() -> None:
         results["gRPC Remember"].append((statistics.median(walls), pct(walls, 0.99), cpu))
     print(f"{'verb':<15}{'p50 ms':>9}{'p99 ms':>9}{'CPU ms':>9}  runs (p50 / CPU)")
     for verb, rows in results.items():
-        p50, p99, cpu = min(rows)
-        ok = p50 <= TARGET_P50_MS and min(c for _, _, c in rows) <= TARGET_CPU_MS
+        p50, p99, _ = min(rows)  # the run with the best p50
+        cpu = min(c for _, _, c in rows)
+        ok = p50 <= TARGET_P50_MS and cpu <= TARGET_CPU_MS
         runs = ", ".join(f"{a:.2f}/{c:.2f}" for a, _, c in rows)
         target = "" if verb.startswith("gRPC") else (
             f"  target p50 <= {TARGET_P50_MS} ms, CPU <= {TARGET_CPU_MS} ms: "
             f"{'met' if ok else 'not met'}")
-        print(f"{verb:<15}{p50:>9.2f}{p99:>9.2f}{min(c for _, _, c in rows):>9.2f}  {runs}{target}")
+        print(f"{verb:<15}{p50:>9.2f}{p99:>9.2f}{cpu:>9.2f}  {runs}{target}")
     if args.profile:
         home = work / "brain-profiled"
         init_brain(home, "none")
         profiled(home, args.calls, args.profile)
-    subprocess.run(["rm", "-rf", str(work)], check=False)
-    sys.stdout.flush()
+    shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

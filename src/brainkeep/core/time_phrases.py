@@ -15,7 +15,6 @@ is why recall only ever *boosts* with these windows, never filters.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
@@ -76,16 +75,16 @@ _MONTH_FORMS = frozenset(f for m in MONTHS for f in (m, m[:3]))
 _WEEKDAY_FORMS = frozenset(f for d in WEEKDAYS for f in (d, d[:3], d[:4], d[:5]))
 
 
-def _gate_open(gate: str, text: str, lowered: str, runs: Callable[[], frozenset[str]]) -> bool:
+def _gate_open(gate: str, text: str, lowered: str, runs: frozenset[str]) -> bool:
     if gate == "digit":
         return _DIGIT.search(text) is not None
     if gate == "year":  # a substring test first: the regex walks a text without one
         return ("19" in text or "20" in text) and _YEAR_DIGITS.search(text) is not None
     if gate == "month":
-        return not runs().isdisjoint(_MONTH_FORMS) or any(
-            r.startswith("mid") and r[3:] in _MONTH_FORMS for r in runs())
+        return not runs.isdisjoint(_MONTH_FORMS) or any(
+            r.startswith("mid") and r[3:] in _MONTH_FORMS for r in runs)
     if gate == "weekday":
-        return not runs().isdisjoint(_WEEKDAY_FORMS)
+        return not runs.isdisjoint(_WEEKDAY_FORMS)
     return any(map(lowered.__contains__, _GATE_WORDS[gate]))
 
 
@@ -307,12 +306,8 @@ def find_phrases(text: str, *, gated: bool = True, folded: bool = True) -> list[
     folded = folded and len(lowered) == len(text)
     subject = lowered if folded else text
     gate_hits: dict[str, bool] = {}
-    letter_runs: list[frozenset[str]] = []
-
-    def runs() -> frozenset[str]:
-        if not letter_runs:
-            letter_runs.append(frozenset(_LETTER_RUNS.findall(lowered)))
-        return letter_runs[0]
+    # Read once: the "month" pattern's only gate is the month names, so every text asks.
+    runs = frozenset(_LETTER_RUNS.findall(lowered))
 
     def opened(gates: tuple[str, ...]) -> bool:
         for gate in gates:

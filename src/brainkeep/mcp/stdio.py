@@ -249,12 +249,14 @@ class _Session:
             outcome = self.slot.dispatcher().call(name, arguments, self.caller)
         except BaseException as exc:  # noqa: BLE001 — the edge: the brain did not open
             outcome = self.slot.failure(name, exc)
-        reply = self.frame({"jsonrpc": "2.0", "id": request_id,
-                            "result": call_tool_result(outcome)})
+        reply = self.result_frame(request_id, call_tool_result(outcome))
         return lambda: self.send_raw(reply)
 
     def result(self, request_id: str | int | None, result: dict[str, Any]) -> None:
-        self.send({"jsonrpc": "2.0", "id": request_id, "result": result})
+        self.send_raw(self.result_frame(request_id, result))
+
+    def result_frame(self, request_id: str | int | None, result: dict[str, Any]) -> bytes:
+        return self.frame({"jsonrpc": "2.0", "id": request_id, "result": result})
 
     def error(self, request_id: str | int | None, code: int, message: str,
               data: Any = "") -> None:

@@ -55,10 +55,10 @@ class GroupCommit:
         """Run ``work`` inside a committed transaction and return its result.
 
         ``work`` runs on whichever caller thread leads the batch, so it must
-        only use the store (whose connections are per thread) and its own
-        closure, never thread-local state of the caller. Its exception is
-        raised here, in the caller, after the batch; its savepoint is rolled
-        back and the other jobs still commit.
+        only use the store (its statements run on the leader's connection)
+        and its own closure, never thread-local state of the caller. Its
+        exception is raised here, in the caller, after the batch; its writes
+        are rolled back and the other jobs still commit.
         """
         if getattr(self._inside, "job", False):
             # Already inside a batch (a job calling a writing helper): join its transaction.
