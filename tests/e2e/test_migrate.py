@@ -319,5 +319,5 @@ def test_every_table_of_the_schema_is_copied_or_rebuilt(tmp_path: Path) -> None:
     # learned-sparse vectors (0017) are derived text, encoded again by `brainkeep embed`.
     rebuilt = {n for n in names if "_fts" in n or "_grep" in n or n.endswith("_vocab")} | {
         "meta", "schema_migrations", "embedding_tombstones", "sparse_vectors",
-        "sparse_postings"}
+        "sparse_postings", "sparse_blocks", "sparse_block_state"}
     assert names - rebuilt - {t.name for t in TABLES} == set()

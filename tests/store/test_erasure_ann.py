@@ -18,7 +18,7 @@ from brainkeep.core.models import MemoryDraft
 from brainkeep.core.query import PageScope
 from brainkeep.core.retrieval import MEMORY
 from brainkeep.core.sparse_terms import NewSparse, SparseTerms
-from brainkeep.store.sqlite import SQLiteStore
+from brainkeep.store.sqlite import SQLiteStore, sparse_blocks
 from brainkeep.store.sqlite.ann_index import AnnVectorIndex
 from brainkeep.store.sqlite.search_index import SQLiteSearchIndex
 from tests.store.contract import insert_memory, ts
@@ -86,17 +86,34 @@ def test_a_base_that_names_no_purged_memory_is_not_rebuilt(tmp_path: Path) -> No
 def test_the_purge_deletes_the_sparse_postings_a_trigger_leaves(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "brain.db")
     try:
-        memory = insert_memory(store, MemoryDraft(text="sparse", agent_id="a"), ts(1))
+        blocked = insert_memory(store, MemoryDraft(text="sparse", agent_id="a"), ts(1)).id
+        kept = insert_memory(store, MemoryDraft(text="kept", agent_id="a"), ts(1)).id
+        recent = insert_memory(store, MemoryDraft(text="recent", agent_id="a"), ts(1)).id
         sparse = store.search_index("default").sparse("splade-test")
+
+        def put(memory_id: int) -> None:
+            with store.transaction():
+                sparse.put([NewSparse(MEMORY, memory_id, "default", None, False,
+                                      "splade-test", "h", SparseTerms.of({5: 1.0, 9: 2.0}))])
+
+        put(blocked)
+        put(kept)
+        sparse.prune()  # these two now sit in the compacted blocks
+        put(recent)  # this one in the delta
+
+        def entries(memory_id: int) -> int:
+            in_blocks = sum(int((items == memory_id).sum()) for _, items, _ in
+                            sparse_blocks.read_blocks_all(store.db, MEMORY))
+            return in_blocks + int(store.db.scalar(
+                "SELECT COUNT(*) FROM sparse_postings WHERE item_id = ?", (memory_id,)))
+
         with store.transaction():
-            sparse.put([NewSparse(MEMORY, memory.id, "default", None, False, "splade-test",
-                                  "h", SparseTerms.of({5: 1.0, 9: 2.0}))])
-        postings = "SELECT COUNT(*) FROM sparse_postings WHERE item_id = ?"
+            store.redact_memory(blocked, ts(2), REDACTED_TEXT)
+            store.redact_memory(recent, ts(2), REDACTED_TEXT)
+        assert entries(blocked) == 2 and entries(recent) == 2  # what the trigger leaves
         with store.transaction():
-            store.redact_memory(memory.id, ts(2), REDACTED_TEXT)
-        assert store.db.scalar(postings, (memory.id,)) == 2  # what the trigger leaves
-        with store.transaction():
-            store.purge_text_indexes([memory.id])
-        assert store.db.scalar(postings, (memory.id,)) == 0
+            store.purge_text_indexes([blocked, recent])
+        assert entries(blocked) == 0 and entries(recent) == 0
+        assert entries(kept) == 2
     finally:
         store.close()

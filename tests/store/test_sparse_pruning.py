@@ -1,4 +1,9 @@
-"""SQLite's pruned sparse top-k (threshold algorithm) equals an exhaustive scan, and prunes."""
+"""SQLite's sparse top-k over postings blocks and a delta equals an exhaustive scan.
+
+Blocks are built from the stored vectors; rows re-encoded or deleted after a
+build leave stale block entries, which may only raise a bound, never change
+the answer. A build drops them, and a due build runs on its own thread.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ from brainkeep.core.context import LOCAL
 from brainkeep.core.query import PageScope
 from brainkeep.core.retrieval import CHUNK
 from brainkeep.core.sparse_terms import NewSparse, SparseTerms
+from brainkeep.store.sqlite import sparse_blocks
 from brainkeep.store.sqlite.sparse_index import SQLiteSparseIndex
 
 ROWS = 240
@@ -52,7 +58,8 @@ def fill(brain: Brain, chunks: list[tuple], seed: int) -> SQLiteSparseIndex:
     rng = np.random.default_rng(seed)
     index = brain.search_index.sparse(MODEL)
     assert isinstance(index, SQLiteSparseIndex)
-    index.scan_max = 0  # the corpus is small: force the threshold algorithm
+    index.scan_max = 0  # the corpus is small: force the postings path
+    index.background = False  # builds happen where a test asks for them
     rows = [NewSparse(CHUNK, cid, brain.source_id, page, bool(rng.random() < 0.2), MODEL, "h",
                       random_vector(rng, 24)) for cid, page, _ in chunks]
     with brain.store.transaction():
@@ -60,61 +67,104 @@ def fill(brain: Brain, chunks: list[tuple], seed: int) -> SQLiteSparseIndex:
     return index
 
 
+def reencode(brain: Brain, index: SQLiteSparseIndex, chunks: list[tuple], seed: int) -> None:
+    """Give a random third of the rows new vectors (their old block entries go stale)."""
+    rng = np.random.default_rng(seed)
+    picked = [c for c in chunks if rng.random() < 0.33]
+    with brain.store.transaction():
+        index.put([NewSparse(CHUNK, cid, brain.source_id, page, False, MODEL, "h",
+                             random_vector(rng, 24)) for cid, page, _ in picked])
+
+
+def same(index: SQLiteSparseIndex, query: SparseTerms, scope: PageScope, k: int) -> None:
+    pruned = index.search(CHUNK, query, scope, k)
+    exact = index.scan(CHUNK, query, scope, k)
+    assert [h.id for h in pruned] == [h.id for h in exact]
+    assert [h.page_id for h in pruned] == [h.page_id for h in exact]
+    assert np.allclose([h.score for h in pruned], [h.score for h in exact])
+
+
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**31), k=st.integers(1, 30), private=st.booleans())
-def test_pruned_top_k_equals_the_exhaustive_scan(
-    corpus: tuple[Brain, list[tuple]], seed: int, k: int, private: bool
+@given(seed=st.integers(0, 2**31), k=st.integers(1, 30), private=st.booleans(),
+       built=st.booleans(), churn=st.booleans())
+def test_top_k_equals_the_exhaustive_scan(
+    corpus: tuple[Brain, list[tuple]], seed: int, k: int, private: bool, built: bool,
+    churn: bool
 ) -> None:
     brain, chunks = corpus
     index = fill(brain, chunks, seed)
+    if built:
+        index.prune()
+    if churn:
+        reencode(brain, index, chunks, seed + 2)
     rng = np.random.default_rng(seed + 1)
     for _ in range(5):
-        query = random_vector(rng, 8)
-        scope = PageScope(private)
-        pruned = index.search(CHUNK, query, scope, k)
-        exact = index.scan(CHUNK, query, scope, k)
-        assert [h.id for h in pruned] == [h.id for h in exact]
-        assert [h.page_id for h in pruned] == [h.page_id for h in exact]
-        assert np.allclose([h.score for h in pruned], [h.score for h in exact])
+        same(index, random_vector(rng, 8), PageScope(private), k)
 
 
-def test_a_common_term_is_not_read_to_its_end(corpus: tuple[Brain, list[tuple]]) -> None:
+def test_a_build_moves_the_delta_into_blocks(corpus: tuple[Brain, list[tuple]]) -> None:
     brain, chunks = corpus
-    index = brain.search_index.sparse(MODEL)
-    assert isinstance(index, SQLiteSparseIndex)
-    index.scan_max = 0
-    rng = np.random.default_rng(7)
-    # Term 0 in every row with spread impacts; term 1 rare and strong.
-    rows = [NewSparse(CHUNK, cid, brain.source_id, page, False, MODEL, "h",
-                      SparseTerms.of({0: float(rng.uniform(0.01, 1.0)),
-                                      1: 2.0 if n < 3 else 0.0}))
-            for n, (cid, page, _) in enumerate(chunks)]
-    with brain.store.transaction():
-        index.put(rows)
+    index = fill(brain, chunks, 3)
+    index.prune()
+    held = int(brain.store.db.scalar("SELECT COUNT(*) FROM sparse_vectors WHERE kind = 'chunk'"))
+    assert held == len(chunks)
+    state = sparse_blocks.block_state(brain.store.db, CHUNK)
+    assert state.delta == 0
+    assert brain.store.db.scalar("SELECT COUNT(*) FROM sparse_postings") == 0
+    stored = sum(len(sparse_blocks.flatten([r[0]])[0]) for r in brain.store.db.all(
+        "SELECT terms FROM sparse_vectors WHERE kind = 'chunk'"))
+    assert state.blocked == stored
+    query = SparseTerms.of({0: 1.0, 3: 0.5})
+    same(index, query, PageScope(True), 10)
+    listed = [r for r in brain.store.db.all("SELECT terms FROM sparse_vectors")
+              if set(sparse_blocks.flatten([r[0]])[0].tolist()) & {0, 3}]
+    assert index.last_postings_read == sum(
+        int(np.isin(sparse_blocks.flatten([r[0]])[0], [0, 3]).sum()) for r in listed)
+    reencode(brain, index, chunks, 4)  # new postings go to the delta, not the blocks
+    assert sparse_blocks.block_state(brain.store.db, CHUNK).delta > 0
+    same(index, query, PageScope(True), 10)
+
+
+def test_a_due_build_runs_in_the_background(corpus: tuple[Brain, list[tuple]],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    brain, chunks = corpus
+    index = fill(brain, chunks, 5)
+    index.background = True
+    monkeypatch.setattr(sparse_blocks, "DELTA_MIN", 1)
+    query = SparseTerms.of({0: 1.0, 1: 1.0})
+    first = index.search(CHUNK, query, PageScope(True), 5)
+    index.wait_for_build(30)
+    assert sparse_blocks.block_state(brain.store.db, CHUNK).delta == 0
+    assert brain.store.db.scalar("SELECT COUNT(*) FROM sparse_postings WHERE kind = 'chunk'") == 0
+    assert index.search(CHUNK, query, PageScope(True), 5) == first
+    same(index, query, PageScope(True), 5)
+
+
+def test_a_small_kind_is_scored_whole(corpus: tuple[Brain, list[tuple]]) -> None:
+    brain, chunks = corpus
+    index = fill(brain, chunks, 9)
     query = SparseTerms.of({0: 0.2, 1: 2.0})
     hits = index.search(CHUNK, query, PageScope(True), 3)
-    assert hits == index.scan(CHUNK, query, PageScope(True), 3)
-    postings = ROWS + 3
-    assert index.last_postings_read < postings / 2, index.last_postings_read
-    index.scan_max = ROWS  # a small kind is scored whole, with the same answer
+    assert index.last_postings_read > 0
+    index.scan_max = ROWS
     assert index.search(CHUNK, query, PageScope(True), 3) == hits
     assert index.last_postings_read == 0
 
 
-def test_postings_of_gone_rows_are_skipped_and_pruned(corpus: tuple[Brain, list[tuple]]) -> None:
+def test_entries_of_gone_rows_are_skipped_and_pruned(corpus: tuple[Brain, list[tuple]]) -> None:
     brain, chunks = corpus
     index = fill(brain, chunks, 11)
+    index.prune()
     query = SparseTerms.of({0: 1.0, 1: 1.0, 2: 1.0})
     top = index.search(CHUNK, query, PageScope(True), 5)
     assert top
-    gone = brain.store.get_page(brain.source_id, f"rows/r{0}")
-    victim = next(h for h in top)
+    victim = top[0]
     page = next(p for p in brain.store.list_pages(brain.source_id, limit=ROWS * 2)
                 if p.id == victim.page_id)
     brain.pages.delete_page(page.slug, LOCAL)
     after = index.search(CHUNK, query, PageScope(True), 5)
     assert victim.id not in [h.id for h in after]
     assert after == index.scan(CHUNK, query, PageScope(True), 5)
-    with brain.store.transaction():
-        assert index.prune() > 0
-    del gone
+    assert index.prune() > 0
+    blocks = list(sparse_blocks.read_blocks_all(brain.store.db, CHUNK))
+    assert blocks and not any(victim.id in items for _, items, _ in blocks)

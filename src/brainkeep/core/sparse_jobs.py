@@ -8,7 +8,7 @@ sorted by text length before it is cut into batches (the encoder pads a
 batch to its longest text), equal texts are encoded once, and batches are
 encoded on ``workers`` threads at once (numpy's matrix products release the
 GIL: on 2 cores two workers run ~1.8x one) while this thread commits.
-At the end the postings of rows that are gone are pruned (SQLite).
+At the end SQLite's postings blocks are rebuilt, dropping entries of rows that are gone.
 """
 
 from __future__ import annotations
@@ -75,8 +75,7 @@ def backfill_sparse(sparse: Sparse, *, batch: int = BATCH_TEXTS, workers: int | 
                 _commit(sparse, *pending.pop(0), counts, progress, total)
         for item in pending:
             _commit(sparse, *item, counts, progress, total)
-    with sparse.store.transaction():
-        pruned = sparse.index.prune()
+    pruned = sparse.index.prune()  # takes the write lock itself, for as short as it can
     return SparseReport(sparse.model, missing[CHUNK], missing[MEMORY], counts["encoded"],
                         counts["stored"], pruned, time.perf_counter() - started,
                         time.process_time() - cpu_started)

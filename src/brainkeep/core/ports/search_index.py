@@ -127,5 +127,8 @@ class SparseIndex(Protocol):
         ...
 
     def prune(self) -> int:
-        """Drop index entries of rows that are gone; returns entries dropped."""
+        """Compact side indexes, dropping entries of rows that are gone; returns entries dropped.
+
+        Opens its own write transaction (not to be called inside one that must stay short).
+        """
         ...

@@ -12,9 +12,9 @@ transaction that redacts or deletes a memory:
   ``secure_delete = ON`` (engine.py), so freed cells and pages are zeroed;
   the write-ahead log still holds old page images until a checkpoint
   copies them back and ``TRUNCATE`` empties it (``scrub_files``).
-* **Sparse postings** (migration 0017): the inverted index of the
-  learned-sparse arm keeps a memory's postings after a trigger drops its
-  sparse vector; the purge deletes them.
+* **Sparse postings** (migrations 0017, 0019): the learned-sparse arm's
+  delta postings and compacted blocks keep a memory's postings after a
+  trigger drops its sparse vector; the purge deletes them from both.
 * **ANN base files** (``ann_files``): an immutable HNSW graph keeps a
   deleted vector's bytes (usearch's ``remove`` marks the slot only, and an
   incremental build copies the graph). A tombstone makes the vector
@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from brainkeep.core.retrieval import MEMORY
+from brainkeep.store.sqlite import sparse_blocks
 from brainkeep.store.sqlite.ann_files import BaseFiles, BaseMeta, vectors_dir
 from brainkeep.store.sqlite.ann_index import build_base
 from brainkeep.store.sqlite.engine import SQLiteEngine
@@ -56,12 +58,14 @@ class ErasureEngineMixin:
         for table in _MEMORY_INDEXES:
             self.db.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
         if memory_ids:
-            # Postings outlive their sparse vector (migration 0017: pruned by
-            # `brainkeep embed`); their term ids spell the text's words. Keyed
-            # by term first, so this scans the memory postings once.
+            # Postings outlive their sparse vector (the delta until
+            # `brainkeep embed` prunes it, the blocks until their next build);
+            # their term ids spell the text's words. Keyed by term first, so
+            # this scans the memory postings once.
             listed = ",".join(str(int(i)) for i in memory_ids)
             self.db.execute("DELETE FROM sparse_postings WHERE kind = 'memory' "
                             f"AND item_id IN ({listed})")
+            sparse_blocks.erase_items(self.db, MEMORY, memory_ids)
 
     def scrub_files(self, memory_ids: Sequence[int]) -> dict[str, Any]:
         rebuilt, rows = self._rebuild_bases(memory_ids)
