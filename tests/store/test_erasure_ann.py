@@ -103,7 +103,7 @@ def test_the_purge_deletes_the_sparse_postings_a_trigger_leaves(tmp_path: Path) 
 
         def entries(memory_id: int) -> int:
             in_blocks = sum(int((items == memory_id).sum()) for _, items, _ in
-                            sparse_blocks.read_blocks_all(store.db, MEMORY))
+                            sparse_blocks.read_blocks(store.db, MEMORY))
             return in_blocks + int(store.db.scalar(
                 "SELECT COUNT(*) FROM sparse_postings WHERE item_id = ?", (memory_id,)))
 

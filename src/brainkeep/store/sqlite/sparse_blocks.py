@@ -8,7 +8,8 @@ the postings of its stored vectors (rows gone or re-encoded since leave no
 entry) and empties its delta; it is due when the delta outgrows
 ``max(DELTA_MIN, DELTA_SHARE x blocked)`` postings, which keeps the delta a
 small share of what a query reads while a build (whose cost is every
-posting: ~1.7 s of CPU at 200K rows, bench/sparse_speed.py) runs rarely.
+posting: 8 s of CPU at 200K rows in bench/sparse_speed.py, whose delta
+held all 23M postings) runs rarely.
 """
 
 from __future__ import annotations
@@ -83,9 +84,8 @@ def _sorted_runs(db: SQLiteEngine, kind: str) -> Iterator[tuple[np.ndarray, ...]
 
 
 def _blocks_from_vectors(db: SQLiteEngine, kind: str) -> list[tuple[str, int, bytes, bytes]]:
-    runs = list(_sorted_runs(db, kind))
     pieces: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
-    for terms, items, impacts in runs:
+    for terms, items, impacts in _sorted_runs(db, kind):
         cuts = np.flatnonzero(np.diff(terms)) + 1
         for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(terms)], strict=True):
             pieces.setdefault(int(terms[lo]), []).append((items[lo:hi], impacts[lo:hi]))
@@ -105,9 +105,10 @@ def build(db: SQLiteEngine, kind: str) -> int:
     seen = block_state(db, kind)
     blocks = _blocks_from_vectors(db, kind)
     with db.writing():
-        if block_state(db, kind).generation != seen.generation:
+        now = block_state(db, kind)
+        if now.generation != seen.generation:
             blocks = _blocks_from_vectors(db, kind)
-        before = block_state(db, kind).blocked + int(db.scalar(
+        before = now.blocked + int(db.scalar(
             "SELECT COUNT(*) FROM sparse_postings WHERE kind = ?", (kind,)))
         db.execute("DELETE FROM sparse_blocks WHERE kind = ?", (kind,))
         db.executemany("INSERT INTO sparse_blocks (kind, term, items, impacts) "
@@ -119,19 +120,16 @@ def build(db: SQLiteEngine, kind: str) -> int:
     return max(before - blocked, 0)
 
 
-def read_blocks(db: SQLiteEngine, kind: str, terms: Sequence[int]
+def read_blocks(db: SQLiteEngine, kind: str, terms: Sequence[int] | None = None
                 ) -> list[tuple[int, np.ndarray, np.ndarray]]:
-    """(term, item ids, impacts) of the blocks of ``terms`` that exist."""
-    listed = ",".join(str(int(t)) for t in terms)  # numbers of ours, not caller text
-    rows = db.all(f"SELECT term, items, impacts FROM sparse_blocks WHERE kind = ? "
-                  f"AND term IN ({listed})", (kind,))
+    """(term, item ids, impacts) of ``kind``'s blocks, of ``terms`` only when given."""
+    where = ""
+    if terms is not None:  # numbers of ours, not caller text
+        where = f" AND term IN ({','.join(str(int(t)) for t in terms)})"
+    rows = db.all(f"SELECT term, items, impacts FROM sparse_blocks WHERE kind = ?{where}",
+                  (kind,))
     return [(int(r[0]), np.frombuffer(r[1], dtype="<i4"), np.frombuffer(r[2], dtype="<u2"))
             for r in rows]
-
-
-def read_blocks_all(db: SQLiteEngine, kind: str) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    for r in db.execute("SELECT term, items, impacts FROM sparse_blocks WHERE kind = ?", (kind,)):
-        yield int(r[0]), np.frombuffer(r[1], dtype="<i4"), np.frombuffer(r[2], dtype="<u2")
 
 
 def erase_items(db: SQLiteEngine, kind: str, item_ids: Sequence[int]) -> int:
@@ -143,7 +141,7 @@ def erase_items(db: SQLiteEngine, kind: str, item_ids: Sequence[int]) -> int:
     wanted = np.asarray(sorted({int(i) for i in item_ids}), dtype="<i4")
     removed = 0
     rewritten: list[tuple[bytes, bytes, str, int]] = []
-    for term, items, impacts in read_blocks_all(db, kind):
+    for term, items, impacts in read_blocks(db, kind):
         hit = np.isin(items, wanted)
         if hit.any():
             removed += int(hit.sum())
@@ -153,6 +151,8 @@ def erase_items(db: SQLiteEngine, kind: str, item_ids: Sequence[int]) -> int:
         db.executemany("UPDATE sparse_blocks SET items = ?, impacts = ? "
                        "WHERE kind = ? AND term = ?", rewritten)
         db.execute("DELETE FROM sparse_blocks WHERE kind = ? AND length(items) = 0", (kind,))
+    # The generation moves even when no entry was removed: a build that read
+    # the vectors before this erasure must read them again.
     db.execute("UPDATE sparse_block_state SET blocked = blocked - ?, "
                "generation = generation + 1 WHERE kind = ?", (removed, kind))
     return removed

@@ -14,9 +14,9 @@ add, so each sum bounds its row's true score from above and no row with a
 positive score is missing. The best sums are then scored exactly from their
 stored vectors (which also drops rows gone, private or of another source or
 model), a widening batch at a time, until the next bound cannot beat the
-k-th exact score: exact top k. Measured against the earlier per-posting SQL
-aggregate (docs/benchmarks.md "Learned-sparse arm"): ~0.4 vs ~55 ms at 20K
-rows. When the delta outgrows its share a background thread rebuilds the
+k-th exact score: exact top k. Measured against the earlier first block
+plus per-posting SQL aggregate (docs/benchmarks.md "Learned-sparse arm"):
+p50 1.9 vs 31 ms at 20K rows, 8.9 vs 271 ms at 200K. When the delta outgrows its share a background thread rebuilds the
 blocks; ``prune`` (``brainkeep embed``) rebuilds every kind now.
 ``scan`` scores every row (the reference the property test checks against).
 """
