@@ -152,6 +152,28 @@ def test_a_backfill_reads_what_an_inline_write_reads(
     assert brain.sparse.index.count_missing()[CHUNK] == 0
 
 
+@pytest.mark.parametrize("stored", [2023, {"after": "Maya"}])
+def test_a_stored_context_that_is_not_text_is_no_context_for_a_backfill(
+    brain: Brain, dense: Recording, stored: object
+) -> None:
+    # Writes refuse such a value; a page stored before that rule may still hold one.
+    dense.down = True
+    page = brain.pages.put_page("turns/t2", reply_page(), caller=LOCAL).page
+    dense.down = False
+    with brain.store.db.transaction():  # type: ignore[attr-defined]
+        brain.store.sql.execute(  # type: ignore[attr-defined]
+            "UPDATE pages SET frontmatter = ? WHERE id = ?",
+            (json.dumps({"title": "Jon", "search_context": stored}), page.id))
+    assert brain.embeddings is not None
+    (task,) = brain.store.missing_embeddings(
+        brain.embeddings.source_id, CHUNK, dense.model_id, dense.dimensions,
+        after_item=0, limit=10)
+    assert task.context is None
+    backfill(brain.embeddings)
+    (chunk,) = (text for _, text in brain.store.page_chunk_texts(page.id))
+    assert dense.texts == [embedding_text(chunk, "Jon")]
+
+
 def test_search_context_is_not_a_link_and_must_be_short_text() -> None:
     parsed = parse_page("turns/t2", "---\nsearch_context: people/maya\n---\nYes.\n")
     assert parsed.search_context == "people/maya" and parsed.links == ()

@@ -77,6 +77,15 @@ class Dialect:
             return f"json_extract({column}, '$.{key}')"
         return f"({column}::jsonb ->> '{key}')"
 
+    def json_string(self, column: str, key: str) -> str:
+        """``json_text`` when the value at ``key`` is a JSON string, else NULL (a number
+        or an object is not text, though ``->>`` on PostgreSQL would render it as text)."""
+        if self.name == "sqlite":
+            return (f"CASE json_type({column}, '$.{key}') WHEN 'text' "
+                    f"THEN json_extract({column}, '$.{key}') END")
+        return (f"CASE jsonb_typeof({column}::jsonb -> '{key}') WHEN 'string' "
+                f"THEN {column}::jsonb ->> '{key}' END")
+
     def json_type(self, column: str, key: str) -> str:
         """The JSON type name at top-level ``key`` ('null' for a JSON null, NULL when absent)."""
         if self.name == "sqlite":

@@ -77,7 +77,8 @@ def backfill_batch(sql: SQL, kind: str, missing: str, missing_params: tuple[Any,
             # upward from after_item (else: every row of the source, then a
             # sort, per batch; measured 1,800 -> 100 rows/s at 400K chunks).
             "SELECT x.id, x.page_id, p.visibility, x.text, p.title, "
-            f"{sql.dialect.json_text('p.frontmatter', 'search_context')} FROM chunks x "
+            # Only a string is a context (as for an inline write: search_context_of).
+            f"{sql.dialect.json_string('p.frontmatter', 'search_context')} FROM chunks x "
             f"{pick(sqlite='CROSS JOIN', postgres='JOIN')} pages p ON p.id = x.page_id "
             f"WHERE {hint}p.source_id = ? AND p.deleted_at IS NULL AND x.id > ? "
             f"AND {missing} ORDER BY x.id LIMIT ?",
